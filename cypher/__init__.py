@@ -1,0 +1,43 @@
+"""The Cypher statements spider runs, one named .cypher file each (analysts run the same files).
+
+Labels and relationship types cannot be Cypher parameters; the write statements name them with the
+placeholders __LABEL__, __TYPE__, __SRC__ and __DST__, filled only from indexer.graph_schema enums.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DIRECTORY = Path(__file__).resolve().parent
+_DEFAULT = re.compile(r"^//\s*@param\s+(\w+)\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def path_of(name: str) -> Path:
+    return DIRECTORY / f"{name}.cypher"
+
+
+@cache
+def load(name: str) -> str:
+    return path_of(name).read_text()
+
+
+def statements(text: str) -> list[str]:
+    """Split a file of several statements on `;` at line ends; `//` comment lines are dropped."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return [s.strip() for s in body.split(";\n") if s.strip().rstrip(";").strip()]
+
+
+def defaults(text: str) -> dict[str, Any]:
+    """Optional parameters a file declares with `// @param name = <JSON value>` lines."""
+    found = {}
+    for match in _DEFAULT.finditer(text):
+        found[match.group(1)] = json.loads(match.group(2))
+    return found
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in DIRECTORY.glob("*.cypher"))

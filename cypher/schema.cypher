@@ -1,0 +1,12 @@
+// Uniqueness of (repo, snapshot, id) per label, plus the lookups every query starts from.
+// Run by `spider index` before writing; safe to run again (IF NOT EXISTS).
+CREATE CONSTRAINT directory_key IF NOT EXISTS FOR (n:Directory) REQUIRE (n.repo, n.snapshot, n.id) IS UNIQUE;
+CREATE CONSTRAINT file_key IF NOT EXISTS FOR (n:File) REQUIRE (n.repo, n.snapshot, n.id) IS UNIQUE;
+CREATE CONSTRAINT class_key IF NOT EXISTS FOR (n:Class) REQUIRE (n.repo, n.snapshot, n.id) IS UNIQUE;
+CREATE CONSTRAINT function_key IF NOT EXISTS FOR (n:Function) REQUIRE (n.repo, n.snapshot, n.id) IS UNIQUE;
+CREATE CONSTRAINT snapshot_key IF NOT EXISTS FOR (s:Snapshot) REQUIRE (s.repo, s.snapshot) IS UNIQUE;
+CREATE INDEX function_snapshot IF NOT EXISTS FOR (n:Function) ON (n.repo, n.snapshot);
+CREATE INDEX class_snapshot IF NOT EXISTS FOR (n:Class) ON (n.repo, n.snapshot);
+CREATE INDEX file_snapshot IF NOT EXISTS FOR (n:File) ON (n.repo, n.snapshot);
+CREATE INDEX directory_snapshot IF NOT EXISTS FOR (n:Directory) ON (n.repo, n.snapshot);
+CREATE INDEX function_name IF NOT EXISTS FOR (n:Function) ON (n.name);

@@ -1,0 +1,272 @@
+"""`spider`: index repositories into the code graph, manage the local Neo4j, run named Cypher queries."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+import cypher
+from indexer import neo4j_local
+from indexer.errors import SpiderError
+from indexer.graph_store import GraphStore
+from indexer.pipeline import IndexReport, index_repository
+from indexer.settings import spider_home
+
+
+def fail_cleanly(command: Callable) -> Callable:
+    """User-facing failures become one line on stderr and exit 2; never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except SpiderError as exc:
+            click.echo(f"spider: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("spider: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def connect() -> GraphStore:
+    return GraphStore(neo4j_local.connection_settings())
+
+
+def progress_bar(stage: str, total: int) -> Callable[[int], None]:
+    """A click progress bar on stderr per pipeline stage (a plain label when stderr is not a terminal)."""
+    if total == 0:
+        return lambda n: None
+    bar = click.progressbar(length=total, label=f"{stage:<22}", file=sys.stderr, show_pos=True)
+    bar.__enter__()
+    done = [0]
+
+    def advance(n: int) -> None:
+        bar.update(n)
+        done[0] += n
+        if done[0] >= total:
+            bar.__exit__(None, None, None)
+
+    return advance
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="spider-code", prog_name="spider")
+def main() -> None:
+    """spider: index git repositories into a Neo4j code graph (Directory, File, Class, Function nodes;
+    CONTAINS, IMPORTS, INVOKES, INHERITS relationships) for issue localisation with `spider-query`.
+
+    Neo4j: NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD if set; otherwise a local Neo4j Community server on
+    127.0.0.1 that spider builds and starts itself. Local state lives under SPIDER_HOME (default ~/.spider).
+    """
+
+
+# index -------------------------------------------------------------------------
+def _counts(counter: dict) -> str:
+    return ", ".join(f"{key} {value:,}" for key, value in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def print_summary(report: IndexReport) -> None:
+    state = "already indexed (nothing changed)" if report.already_indexed else "indexed"
+    total = f" in {report.seconds['total']:.1f} s" if "total" in report.seconds else ""
+    click.echo(f"{state} {report.repo} @ {report.snapshot} ({report.rev}){total}")
+    skipped = sum(report.skipped.values())
+    line = f"  files: {report.files_parsed:,} parsed, {skipped:,} skipped"
+    if skipped:
+        line += f" ({_counts(report.skipped)})"
+    click.echo(line + f"; {report.other_files:,} files in languages not parsed")
+    if report.warnings:
+        click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
+    click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")
+    click.echo(f"  relationships: {_counts(report.relationships) or 'none'}")
+    if report.resolutions:
+        click.echo(f"  resolution of IMPORTS/INVOKES/INHERITS: {_counts(report.resolutions)}")
+    stages = {k: v for k, v in report.seconds.items() if k != "total"}
+    if stages:
+        click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+
+
+@main.command()
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--repo", help="Repository name in the graph (default: owner/name of the origin remote, else the directory name).")
+@click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
+@click.option("--force", is_flag=True, help="Re-index even if this commit is already indexed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@fail_cleanly
+def index(path: Path, repo: str | None, rev: str | None, force: bool, as_json: bool) -> None:
+    """Index the commit REV of the git repository at PATH into Neo4j.
+
+    Files are read from the commit itself (uncommitted edits are not indexed); symlinks, vendored
+    directories, minified bundles, binary and oversized files are skipped and counted. Indexing an
+    already indexed commit changes nothing. Queries only see a snapshot once it is complete.
+    """
+    with connect() as store:
+        report = index_repository(store, str(path), repo=repo, rev=rev, force=force,
+                                  progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
+    if as_json:
+        click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
+                               "already_indexed": report.already_indexed, **report.stats()}, indent=2))
+    else:
+        print_summary(report)
+
+
+# neo4j ---------------------------------------------------------------------------
+@main.group()
+def neo4j() -> None:
+    """Manage the local Neo4j server (not used when NEO4J_URI is set)."""
+
+
+@neo4j.command("start")
+@fail_cleanly
+def neo4j_start() -> None:
+    """Build (first time) and start the local Neo4j; prints its Bolt URI."""
+    settings = neo4j_local.ensure_running()
+    click.echo(f"Neo4j running at {settings.uri} (user {settings.user}; password in {spider_home() / 'neo4j' / 'password'})")
+
+
+@neo4j.command("stop")
+@fail_cleanly
+def neo4j_stop() -> None:
+    """Stop the local Neo4j (data is kept)."""
+    click.echo("stopped" if neo4j_local.stop() else "not running")
+
+
+@neo4j.command("status")
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def neo4j_status(as_json: bool) -> None:
+    """Whether the local Neo4j runs, where, and which version."""
+    status = neo4j_local.status()
+    if as_json:
+        click.echo(json.dumps(status, indent=2, default=str))
+        return
+    for key, value in status.items():
+        click.echo(f"{key:>10}: {value}")
+
+
+# snapshots -------------------------------------------------------------------------
+@main.group()
+def snapshots() -> None:
+    """List or delete indexed snapshots (one per repository and commit)."""
+
+
+@snapshots.command("list")
+@click.option("--repo", help="Only this repository.")
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def snapshots_list(repo: str | None, as_json: bool) -> None:
+    """Every snapshot with its state and size."""
+    with connect() as store:
+        rows = store.list_snapshots(repo)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    if not rows:
+        click.echo("no snapshots" + (f" of {repo}" if repo else ""))
+        return
+    table = [
+        [r["repo"], r["snapshot"][:12], r["rev"] or "", "complete" if r["complete"] else "INCOMPLETE",
+         str(sum((r["stats"] or {}).get("nodes", {}).values())), r["indexed_at"] or ""]
+        for r in rows
+    ]
+    click.echo(render_table(["repo", "snapshot", "rev", "state", "nodes", "indexed_at"], table))
+
+
+@snapshots.command("delete")
+@click.argument("repo")
+@click.argument("snapshot")
+@fail_cleanly
+def snapshots_delete(repo: str, snapshot: str) -> None:
+    """Delete SNAPSHOT (a commit sha or a unique prefix of one) of REPO."""
+    with connect() as store:
+        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot)]
+        if not matches:
+            raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
+        if len(matches) > 1:
+            raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
+        deleted = store.delete_snapshot(repo, matches[0])
+    click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes)")
+
+
+# cypher ------------------------------------------------------------------------------
+def parse_param(raw: str) -> tuple[str, Any]:
+    """`k=v`: v is read as JSON when it parses (4, true, ["INVOKES"]), else kept as a string."""
+    key, sep, value = raw.partition("=")
+    if not sep or not key:
+        raise SpiderError(f"--param takes key=value, got {raw!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def render_table(header: list[str], rows: list[list[str]], width: int = 60) -> str:
+    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, default=str)
+    return str(value).replace("\n", "⏎")
+
+
+def _default_scope(store: GraphStore, params: dict[str, Any], repo: str | None) -> None:
+    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot."""
+    complete = [s for s in store.list_snapshots(repo or params.get("repo")) if s["complete"]]
+    if "repo" not in params:
+        repos = sorted({s["repo"] for s in complete})
+        if len(repos) != 1:
+            hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
+            raise SpiderError(f"this query needs a repository: pass --repo NAME ({hint})")
+        params["repo"] = repos[0]
+    if "snapshot" not in params:
+        newest = [s for s in complete if s["repo"] == params["repo"]]
+        if not newest:
+            raise SpiderError(f"repository {params['repo']!r} has no complete snapshot (run `spider index`)")
+        params["snapshot"] = newest[0]["snapshot"]
+
+
+@main.command(
+    "cypher",
+    help="Run QUERY, a named query from cypher/ or a .cypher file, in a READ-ONLY transaction.\n\n"
+    "$repo and $snapshot default to the only indexed repository and its newest complete snapshot.\n\n"
+    f"Named queries: {', '.join(cypher.names())}.",
+)
+@click.argument("query")
+@click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
+              help="A query parameter; VALUE is read as JSON if it parses (4, true, [\"INVOKES\"]), else as text.")
+@click.option("--repo", help="Fills $repo (default: the only indexed repository).")
+@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON, every value untruncated.")
+@fail_cleanly
+def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: bool) -> None:
+    path = Path(query)
+    if query.endswith(".cypher") and path.is_file():
+        text = path.read_text()
+    elif cypher.path_of(query).is_file():
+        text = cypher.load(query)
+    else:
+        raise SpiderError(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.names())})")
+    values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
+    if repo:
+        values["repo"] = repo
+    with connect() as store:
+        if "$repo" in text or "$snapshot" in text:
+            _default_scope(store, values, repo)
+        keys, rows = store.read(text, values)
+    if as_json:
+        click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
+    else:
+        click.echo(render_table(keys, [[_cell(v) for v in row] for row in rows]))
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

@@ -1,0 +1,60 @@
+"""Parsed files of one snapshot -> the LocAgent-style graph: nodes, CONTAINS edges, and resolved references."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from indexer.graph_schema import Label, Rel
+from indexer.model import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
+from indexer.resolve import resolve_edges
+
+ROOT_DIRECTORY = "."  # id of the repository's root Directory node
+
+
+@dataclass
+class CodeGraph:
+    nodes: list[GraphNode] = field(default_factory=list)
+    edges: list[GraphEdge] = field(default_factory=list)
+
+
+def keeps_file(facts: FileFacts) -> bool:
+    """A file with no class or function is a node only if it imports something (DESIGN: graph schema)."""
+    return bool(facts.entities or facts.imports)
+
+
+def build_graph(files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str]) -> CodeGraph:
+    kept = {path: facts for path, facts in files.items() if keeps_file(facts)}
+    graph = CodeGraph()
+    directories: set[str] = set()
+    for path in kept:
+        directory = posixpath.dirname(path)
+        while directory and directory not in directories:
+            directories.add(directory)
+            directory = posixpath.dirname(directory)
+    if kept:
+        graph.nodes.append(GraphNode(Label.DIRECTORY, ROOT_DIRECTORY, repo_name, ""))
+    for directory in sorted(directories):
+        graph.nodes.append(GraphNode(Label.DIRECTORY, directory, posixpath.basename(directory), directory))
+        graph.edges.append(GraphEdge(Rel.CONTAINS, posixpath.dirname(directory) or ROOT_DIRECTORY, directory))
+    for path, facts in sorted(kept.items()):
+        code = file_code[path]
+        graph.nodes.append(
+            GraphNode(
+                Label.FILE, path, posixpath.basename(path), path, facts.language, "file",
+                1, max(1, code.count("\n") + (0 if code.endswith("\n") else 1)), code, content_hash(path, code),
+            )
+        )
+        graph.edges.append(GraphEdge(Rel.CONTAINS, posixpath.dirname(path) or ROOT_DIRECTORY, path))
+        for entity in facts.entities:
+            eid = entity_id(path, entity.qualname)
+            graph.nodes.append(
+                GraphNode(
+                    entity.label, eid, entity.name, path, facts.language, entity.kind,
+                    entity.start_line, entity.end_line, entity.code, content_hash(eid, entity.code),
+                )
+            )
+            parent = entity_id(path, entity.parent) if entity.parent else path
+            graph.edges.append(GraphEdge(Rel.CONTAINS, parent, eid))
+    graph.edges.extend(resolve_edges(kept))
+    return graph

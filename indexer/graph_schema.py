@@ -1,0 +1,52 @@
+"""Every label, relationship type and property key of the code graph, in one place.
+
+Cypher files under cypher/ use the same literal names; tests check they agree.
+"""
+
+from enum import StrEnum
+
+
+class Label(StrEnum):
+    DIRECTORY = "Directory"
+    FILE = "File"
+    CLASS = "Class"
+    FUNCTION = "Function"
+    SNAPSHOT = "Snapshot"
+
+
+class Rel(StrEnum):
+    CONTAINS = "CONTAINS"
+    IMPORTS = "IMPORTS"
+    INVOKES = "INVOKES"
+    INHERITS = "INHERITS"
+
+
+class Resolution(StrEnum):
+    """How an IMPORTS/INVOKES/INHERITS target was found (property `resolution` on the edge)."""
+
+    EXACT = "exact"  # lexical scope of the same file, or self/this/super
+    IMPORT = "import"  # through an import, a re-export chain or a package's implicit scope
+    HEURISTIC = "heuristic"  # a guess: receiver type inferred from an assignment, or a repo-unique method name
+
+
+class Prop(StrEnum):
+    REPO = "repo"
+    SNAPSHOT = "snapshot"
+    ID = "id"
+    NAME = "name"
+    PATH = "path"
+    START_LINE = "start_line"
+    END_LINE = "end_line"
+    LANGUAGE = "language"
+    CODE = "code"
+    CONTENT_HASH = "content_hash"
+    KIND = "kind"
+    RESOLUTION = "resolution"
+    # Snapshot node only
+    COMPLETE = "complete"
+    REV = "rev"
+    INDEXED_AT = "indexed_at"
+    STATS = "stats"
+
+
+NODE_LABELS = (Label.DIRECTORY, Label.FILE, Label.CLASS, Label.FUNCTION)

@@ -1,0 +1,154 @@
+"""Neo4j access for the indexer and the query layer: schema, batched writes, snapshots, read-only queries.
+
+Everything is scoped by (repo, snapshot). A snapshot's nodes are written in batches, then its Snapshot node is
+marked complete in a last transaction: readers only trust complete snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator
+
+import neo4j
+from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
+
+import cypher
+from indexer.errors import SpiderError
+from indexer.graph_schema import Label, Rel
+from indexer.model import GraphEdge, GraphNode
+from indexer.settings import Neo4jSettings
+
+BATCH = 2000
+
+
+def _chunks(rows: list[dict], size: int) -> Iterator[list[dict]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _templated(name: str, **names: str) -> str:
+    text = cypher.load(name)
+    for placeholder, value in names.items():
+        text = text.replace(f"__{placeholder}__", value)
+    return text
+
+
+class GraphStore:
+    def __init__(self, settings: Neo4jSettings) -> None:
+        self.settings = settings
+        try:
+            self.driver = neo4j.GraphDatabase.driver(
+                settings.uri, auth=(settings.user, settings.password), notifications_min_severity="OFF"
+            )
+            self.driver.verify_connectivity()
+        except AuthError:
+            raise SpiderError(f"Neo4j at {settings.uri} refused the credentials (check NEO4J_USER/NEO4J_PASSWORD)") from None
+        except (ServiceUnavailable, OSError, ValueError, Neo4jError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SpiderError(f"cannot reach Neo4j at {settings.uri}: {reason}") from None
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, query: str, **params: Any) -> list[dict]:
+        records, _, _ = self.driver.execute_query(query, params, database_=self.settings.database)
+        return [r.data() for r in records]
+
+    # schema -------------------------------------------------------------------
+    def ensure_schema(self) -> None:
+        for statement in cypher.statements(cypher.load("schema")):
+            self._run(statement)
+
+    # snapshots ------------------------------------------------------------------
+    def snapshot_state(self, repo: str, snapshot: str) -> dict | None:
+        rows = self._run(cypher.load("snapshot_state"), repo=repo, snapshot=snapshot)
+        if not rows:
+            return None
+        row = rows[0]
+        row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
+        return row
+
+    def begin_snapshot(self, repo: str, snapshot: str, rev: str) -> None:
+        self._run(cypher.load("snapshot_begin"), repo=repo, snapshot=snapshot, rev=rev)
+
+    def complete_snapshot(self, repo: str, snapshot: str, stats: dict) -> None:
+        self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, stats=json.dumps(stats))
+
+    def list_snapshots(self, repo: str | None = None) -> list[dict]:
+        rows = self._run(cypher.load("snapshots"), repo=repo)
+        for row in rows:
+            row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
+        return rows
+
+    def delete_snapshot(self, repo: str, snapshot: str, batch: int = 10_000) -> int:
+        """Delete a snapshot's graph in bounded transactions, the Snapshot marker last; returns nodes deleted."""
+        total = 0
+        while True:
+            deleted = self._run(cypher.load("snapshot_delete_batch"), repo=repo, snapshot=snapshot, batch=batch)
+            count = deleted[0]["deleted"] if deleted else 0
+            total += count
+            if count == 0:
+                break
+        self._run(cypher.load("snapshot_delete_marker"), repo=repo, snapshot=snapshot)
+        return total
+
+    # writes -----------------------------------------------------------------------
+    def write_nodes(
+        self, repo: str, snapshot: str, nodes: Iterable[GraphNode], progress: Callable[[int], None] | None = None
+    ) -> None:
+        by_label: dict[Label, list[dict]] = defaultdict(list)
+        for node in nodes:
+            props = {
+                "name": node.name, "path": node.path, "language": node.language, "kind": node.kind,
+                "start_line": node.start_line, "end_line": node.end_line, "code": node.code,
+                "content_hash": node.content_hash,
+            }
+            by_label[node.label].append({"id": node.id, "props": {k: v for k, v in props.items() if v is not None}})
+        for label, rows in by_label.items():
+            query = _templated("write_nodes", LABEL=label.value)
+            for chunk in _chunks(rows, BATCH):
+                self._run(query, rows=chunk, repo=repo, snapshot=snapshot)
+                if progress:
+                    progress(len(chunk))
+
+    def write_edges(
+        self,
+        repo: str,
+        snapshot: str,
+        edges: Iterable[GraphEdge],
+        label_of: dict[str, Label],
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        groups: dict[tuple[Label, Rel, Label], list[dict]] = defaultdict(list)
+        for edge in edges:
+            key = (label_of[edge.src], edge.type, label_of[edge.dst])
+            groups[key].append({"src": edge.src, "dst": edge.dst, "resolution": edge.resolution})
+        for (src, rel, dst), rows in sorted(groups.items()):
+            query = _templated("write_edges", SRC=src.value, TYPE=rel.value, DST=dst.value)
+            for chunk in _chunks(rows, BATCH * 2):
+                self._run(query, rows=chunk, repo=repo, snapshot=snapshot)
+                if progress:
+                    progress(len(chunk))
+
+    # reads --------------------------------------------------------------------------
+    def read(self, query: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+        """Run any Cypher in a READ transaction: a write attempt fails instead of changing the graph."""
+
+        def work(tx: neo4j.ManagedTransaction) -> tuple[list[str], list[list[Any]]]:
+            result = tx.run(query, params)
+            return list(result.keys()), [list(record.values()) for record in result]
+
+        try:
+            with self.driver.session(database=self.settings.database, default_access_mode=neo4j.READ_ACCESS) as session:
+                return session.execute_read(work)
+        except ClientError as exc:
+            raise SpiderError(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None

@@ -1,0 +1,86 @@
+"""Small helpers every tree-sitter extractor shares: cached parsers, node text, spans, error counts."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Callable, Iterator
+
+import tree_sitter
+import tree_sitter_java
+import tree_sitter_javascript
+import tree_sitter_python
+import tree_sitter_typescript
+
+from indexer.graph_schema import Label
+from indexer.model import Entity
+
+Node = tree_sitter.Node
+
+_GRAMMARS: dict[str, Callable[[], object]] = {
+    "python": tree_sitter_python.language,
+    "java": tree_sitter_java.language,
+    "javascript": tree_sitter_javascript.language,
+    "typescript": tree_sitter_typescript.language_typescript,
+    "tsx": tree_sitter_typescript.language_tsx,
+}
+
+
+@cache
+def parser(grammar: str) -> tree_sitter.Parser:
+    """One parser per grammar per process (parsers are not thread-safe; the indexer parses in processes)."""
+    return tree_sitter.Parser(tree_sitter.Language(_GRAMMARS[grammar]()))
+
+
+def parse(grammar: str, source: bytes) -> tree_sitter.Tree:
+    return parser(grammar).parse(source)
+
+
+def text(node: Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def first_line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def last_line(node: Node) -> int:
+    """1-based last line; a node ending at column 0 ends on the previous line."""
+    row, col = node.end_point
+    return row if col == 0 and row > node.start_point[0] else row + 1
+
+
+def count_syntax_errors(root: Node) -> int:
+    if not root.has_error:
+        return 0
+    errors = 0
+    for node in descendants(root):
+        if node.is_error or node.is_missing:
+            errors += 1
+    return errors
+
+
+def descendants(root: Node) -> Iterator[Node]:
+    """Pre-order walk without recursion (deeply nested code must not exhaust Python's stack)."""
+    cursor = root.walk()
+    while True:
+        yield cursor.node
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+
+
+class SourceLines:
+    """The file's lines, to cut an entity's code by its line span."""
+
+    def __init__(self, source: bytes) -> None:
+        self._lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+
+    def cut(self, start_line: int, end_line: int) -> str:
+        return "".join(self._lines[start_line - 1 : end_line])
+
+    def entity(
+        self, label: Label, qualname: str, name: str, kind: str, start: int, end: int, parent: str | None
+    ) -> Entity:
+        return Entity(label, qualname, name, kind, start, end, self.cut(start, end), parent)

@@ -1,0 +1,133 @@
+"""What parsing one file yields, before anything is resolved across files.
+
+Extractors (one per language, `indexer/languages/`) are pure functions `bytes -> FileFacts`, so they can run
+in any process and be cached by content. Names here are *qualnames*: the part of a node id after `path:`
+(`Class.method`, `outer.inner`); the resolver turns them into ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from indexer.graph_schema import Label, Rel, Resolution
+
+SELF = "<self>"  # receiver `self`/`this`/`cls`: the enclosing class
+SUPER = "<super>"  # receiver `super()`/`super`: the enclosing class's bases
+
+
+class RefKind(StrEnum):
+    CALL = "call"  # becomes INVOKES
+    INHERIT = "inherit"  # becomes INHERITS
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A class or function (methods, constructors and nested functions included) defined in one file."""
+
+    label: Label  # Label.CLASS or Label.FUNCTION
+    qualname: str  # unique within the file: "Outer.inner"; a repeated name gets "#2", "#3" (see QualnameRegistry)
+    name: str  # last component as written: "inner"
+    kind: str  # function | method | constructor | class | interface | enum | record | annotation
+    start_line: int  # 1-based, inclusive; decorators and annotations included
+    end_line: int
+    code: str  # the source lines start_line..end_line
+    parent: str | None  # qualname of the enclosing entity; None = directly in the file
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One name bound by an import statement (or `require`)."""
+
+    scope: str | None  # qualname of the entity the statement is in; None = file scope
+    module: str  # the module as written: "os.path", "..pkg", "./util", "com.acme.util" (Java: the package)
+    name: str | None  # member imported from it; None = the module itself; "*" = every exported name
+    alias: str  # local name bound ("" when nothing is bound, e.g. `import "./side-effect"`, and for "*")
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """A name a JS/TS module exports. Python exports every file-scope name and Java every type: none listed."""
+
+    name: str  # exported name; "default" for a default export; "*" for `export * from`
+    local: str | None = None  # the file-scope binding exported (a qualname or an import alias)
+    module: str | None = None  # re-export source: `export { a as b } from "./m"`
+    imported: str | None = None  # the name in `module` ("*" for `export * from`)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A call or base-class mention inside an entity, as a dotted name resolved later against the repo."""
+
+    scope: str | None  # qualname of the innermost enclosing entity: the source of the edge (None: file level)
+    kind: RefKind
+    target: tuple[str, ...]  # ("foo",), ("mod", "func"), (SELF, "save"), (SUPER, "__init__"), ("Foo", "bar")
+    line: int
+    arity: int | None = None  # number of arguments, to choose among overloads
+    inferred: bool = False  # receiver type guessed (e.g. `x = Foo(); x.bar()`): the edge is heuristic
+
+
+@dataclass(slots=True)
+class FileFacts:
+    path: str  # repo-relative POSIX path; also the File node id
+    language: str  # python | java | javascript | typescript
+    entities: list[Entity] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    exports: list[Export] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    package: str | None = None  # Java package declaration
+    syntax_errors: int = 0  # ERROR/MISSING nodes: the file was only partly understood
+
+    def entity(self, qualname: str) -> Entity:
+        return next(e for e in self.entities if e.qualname == qualname)
+
+
+class QualnameRegistry:
+    """Hands out file-unique qualnames: the first `C.m` keeps its name, later ones become `C.m#2`, `C.m#3`.
+
+    Overloads (Java), property setters and conditional definitions (Python) share a name; node ids must not.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def claim(self, parent: str | None, name: str) -> str:
+        qualname = f"{parent}.{name}" if parent else name
+        count = self._seen.get(qualname, 0) + 1
+        self._seen[qualname] = count
+        return qualname if count == 1 else f"{qualname}#{count}"
+
+
+def entity_id(path: str, qualname: str) -> str:
+    return f"{path}:{qualname}"
+
+
+def content_hash(node_id: str, code: str) -> str:
+    """Hash of what a node's embedding is made of (its id line and code): equal hash, equal vector."""
+    return hashlib.sha256(f"{node_id}\n{code}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """A node as written to Neo4j (repo and snapshot are added by the writer)."""
+
+    label: Label
+    id: str
+    name: str
+    path: str
+    language: str | None = None  # None for directories
+    kind: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    code: str | None = None
+    content_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    type: Rel
+    src: str
+    dst: str
+    resolution: Resolution | None = None  # None for CONTAINS

@@ -1,0 +1,169 @@
+"""Index one commit: select files -> parse (parallel) -> build and resolve the graph -> write -> mark complete.
+
+The stages are plain functions so that the Celery tasks (`indexer.tasks`) and the local, in-process run
+share them; only who calls `parse_batch` differs (a process pool here, workers there).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import subprocess
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Protocol
+
+from indexer.codegraph import CodeGraph, build_graph, keeps_file
+from indexer.graph_schema import Label
+from indexer.graph_store import GraphStore
+from indexer.parse import ParseOutcome, parse_file
+from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
+
+PARALLEL_MIN_BYTES = 2_000_000  # below this a process pool costs more than it saves
+BATCH_FILES = 64
+
+
+class Progress(Protocol):
+    def __call__(self, stage: str, total: int) -> Callable[[int], None]: ...
+
+
+def no_progress(stage: str, total: int) -> Callable[[int], None]:
+    return lambda n: None
+
+
+@dataclass
+class IndexReport:
+    repo: str
+    snapshot: str
+    rev: str
+    already_indexed: bool = False
+    files_parsed: int = 0
+    other_files: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    warnings: Counter = field(default_factory=Counter)
+    nodes: Counter = field(default_factory=Counter)
+    relationships: Counter = field(default_factory=Counter)
+    resolutions: Counter = field(default_factory=Counter)
+    seconds: dict = field(default_factory=dict)
+
+    def stats(self) -> dict:
+        """What is stored on the Snapshot node (JSON)."""
+        return {
+            "files_parsed": self.files_parsed, "other_files": self.other_files,
+            "skipped": dict(self.skipped), "warnings": dict(self.warnings),
+            "nodes": dict(self.nodes), "relationships": dict(self.relationships),
+            "resolutions": dict(self.resolutions), "seconds": self.seconds,
+        }
+
+
+def default_repo_name(commit: Commit) -> str:
+    """`owner/name` of the origin remote when there is one, else the repository's directory name."""
+    origin = subprocess.run(
+        ["git", "--git-dir", str(commit.git_dir), "config", "--get", "remote.origin.url"],
+        capture_output=True, text=True,
+    ).stdout.strip()
+    match = re.search(r"[:/]([^/:]+/[^/]+?)(?:\.git)?/?$", origin)
+    if match:
+        return match.group(1)
+    directory = commit.git_dir.parent if commit.git_dir.name == ".git" else commit.git_dir
+    return directory.name.removesuffix(".git")
+
+
+def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
+    """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
+    blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
+    return [parse_file(f.path, blobs[f.blob]) for f in files]
+
+
+def _batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:
+    for i in range(0, len(files), BATCH_FILES):
+        yield files[i : i + BATCH_FILES]
+
+
+def parse_all(commit: Commit, files: list[SourceFile], progress: Progress = no_progress) -> list[ParseOutcome]:
+    advance = progress("parsing", len(files))
+    outcomes: list[ParseOutcome] = []
+    workers = os.cpu_count() or 1
+    if workers == 1 or sum(f.size for f in files) < PARALLEL_MIN_BYTES:
+        for batch in _batches(files):
+            outcomes.extend(parse_batch(commit, batch))
+            advance(len(batch))
+        return outcomes
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for batch, result in zip(_batches(files), pool.map(parse_batch, *zip(*((commit, b) for b in _batches(files))))):
+            outcomes.extend(result)
+            advance(len(batch))
+    return outcomes
+
+
+def graph_of(report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome]) -> CodeGraph:
+    """Build the snapshot's graph from parse outcomes and fill the report's file counts."""
+    report.other_files = selection.other
+    report.skipped.update(selection.skipped)
+    facts, code = {}, {}
+    for outcome in outcomes:
+        if outcome.facts is None:
+            report.skipped[outcome.skipped] += 1
+            continue
+        if not keeps_file(outcome.facts):
+            report.skipped["no classes, functions or imports"] += 1
+            continue
+        facts[outcome.path] = outcome.facts
+        code[outcome.path] = outcome.code
+        report.warnings.update(outcome.warnings)
+    report.files_parsed = len(facts)
+    graph = build_graph(facts, report.repo, code)
+    report.nodes = Counter(node.label.value for node in graph.nodes)
+    report.relationships = Counter(edge.type.value for edge in graph.edges)
+    report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
+    return graph
+
+
+def write_graph(store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress) -> None:
+    """Replace whatever (repo, snapshot) holds with `graph`, then mark it complete (the last write)."""
+    store.ensure_schema()
+    if store.snapshot_state(report.repo, report.snapshot) is not None:
+        store.delete_snapshot(report.repo, report.snapshot)  # a crashed or forced earlier run
+    store.begin_snapshot(report.repo, report.snapshot, report.rev)
+    store.write_nodes(report.repo, report.snapshot, graph.nodes, progress("writing nodes", len(graph.nodes)))
+    label_of: dict[str, Label] = {node.id: node.label for node in graph.nodes}
+    store.write_edges(
+        report.repo, report.snapshot, graph.edges, label_of, progress("writing relationships", len(graph.edges))
+    )
+    store.complete_snapshot(report.repo, report.snapshot, report.stats())
+
+
+def index_repository(
+    store: GraphStore,
+    path: str,
+    repo: str | None = None,
+    rev: str | None = None,
+    force: bool = False,
+    progress: Progress = no_progress,
+) -> IndexReport:
+    started = time.perf_counter()
+    commit = open_commit(path, rev)
+    report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
+    state = store.snapshot_state(report.repo, report.snapshot)
+    if state and state["complete"] and not force:
+        report.already_indexed = True
+        for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
+            getattr(report, key).update((state["stats"] or {}).get(key, {}))
+        report.files_parsed = (state["stats"] or {}).get("files_parsed", 0)
+        report.other_files = (state["stats"] or {}).get("other_files", 0)
+        return report
+    t = time.perf_counter()
+    selection = select_files(commit)
+    outcomes = parse_all(commit, selection.files, progress)
+    report.seconds["parse"] = round(time.perf_counter() - t, 3)
+    t = time.perf_counter()
+    graph = graph_of(report, selection, outcomes)
+    report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+    t = time.perf_counter()
+    write_graph(store, report, graph, progress)
+    report.seconds["write"] = round(time.perf_counter() - t, 3)
+    report.seconds["total"] = round(time.perf_counter() - started, 3)
+    return report

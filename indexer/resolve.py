@@ -1,0 +1,332 @@
+"""References -> IMPORTS / INVOKES / INHERITS edges, resolved repo-wide through scopes, imports and re-exports.
+
+A name is looked up the way the language does it: enclosing scopes outwards (Java also sees the members of
+enclosing and inherited classes), then the file, then what the language adds implicitly (Java: the
+file's own package and wildcard imports; Python and JS: star imports). Dotted names walk members of
+modules (exports, submodules) and classes (bases included). What cannot be found is dropped; the only guess
+is a method name that is unique in the repo, called on a receiver the scopes do not know (`heuristic`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Union
+
+from indexer.graph_schema import Label, Rel, Resolution
+from indexer.model import SELF, SUPER, Entity, FileFacts, GraphEdge, Import, RefKind, entity_id
+from indexer.module_resolution import Module, ModuleIndex
+
+Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)
+_EXTERNAL = Module("<external>", is_dir=True)  # known to live outside the repo: never guessed at
+_OUTSIDE = ([], Resolution.IMPORT)  # lookup result for a name imported from outside the repo
+Found = tuple[list[Target], Resolution]
+_MAX_DEPTH = 12  # re-export chains and inheritance deeper than this are given up on (and cycles end)
+_STRENGTH = {Resolution.EXACT: 0, Resolution.IMPORT: 1, Resolution.HEURISTIC: 2}
+
+
+def _weaker(a: Resolution, b: Resolution) -> Resolution:
+    return a if _STRENGTH[a] >= _STRENGTH[b] else b
+
+
+class Resolver:
+    def __init__(self, files: dict[str, FileFacts]) -> None:
+        self.files = files
+        self.modules = ModuleIndex(files)
+        self.entities: dict[str, tuple[str, Entity]] = {}
+        self.children: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self.imports: dict[tuple[str, str | None], dict[str, Import]] = defaultdict(dict)
+        self.star_imports: dict[tuple[str, str | None], list[Import]] = defaultdict(list)
+        self.methods_by_name: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.bases: dict[str, list[str]] = {}
+        for path, facts in files.items():
+            for entity in facts.entities:
+                eid = entity_id(path, entity.qualname)
+                self.entities[eid] = (path, entity)
+                owner = entity_id(path, entity.parent) if entity.parent else path
+                self.children[owner][entity.name].append(eid)
+            for entity in facts.entities:
+                parent = self.entities.get(entity_id(path, entity.parent)) if entity.parent else None
+                if entity.label == Label.FUNCTION and parent and parent[1].label == Label.CLASS:
+                    self.methods_by_name[(facts.language, entity.name)].append(entity_id(path, entity.qualname))
+            for imp in facts.imports:
+                if imp.name == "*":
+                    self.star_imports[(path, imp.scope)].append(imp)
+                elif imp.alias:
+                    self.imports[(path, imp.scope)][imp.alias] = imp
+        self._import_memo: dict[tuple[str, Import], Target | None] = {}
+
+    # edges --------------------------------------------------------------------
+    def edges(self) -> list[GraphEdge]:
+        """All IMPORTS, INHERITS and INVOKES edges of the snapshot, deduplicated, in a stable order."""
+        found: dict[tuple[Rel, str, str], Resolution] = {}
+
+        def add(rel: Rel, src: str, dst: str, resolution: Resolution) -> None:
+            if src == dst:
+                return
+            key = (rel, src, dst)
+            found[key] = min(found.get(key, resolution), resolution, key=_STRENGTH.__getitem__)
+
+        for path, facts in sorted(self.files.items()):  # bases first: member lookups walk them
+            for ref in facts.references:
+                if ref.kind == RefKind.INHERIT and ref.scope:
+                    src = entity_id(path, ref.scope)
+                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, classes_only=True):
+                        self.bases.setdefault(src, []).append(dst)
+                        add(Rel.INHERITS, src, dst, resolution)
+        for path, facts in sorted(self.files.items()):
+            for imp in facts.imports:
+                src = entity_id(path, imp.scope) if imp.scope else path
+                target = self.resolve_import(path, imp)
+                dst = self._node_of(target)
+                if dst:
+                    add(Rel.IMPORTS, src, dst, Resolution.IMPORT)
+            for ref in facts.references:
+                if ref.kind == RefKind.CALL and ref.scope:
+                    src = entity_id(path, ref.scope)
+                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred):
+                        add(Rel.INVOKES, src, dst, resolution)
+        return [GraphEdge(rel, src, dst, res) for (rel, src, dst), res in sorted(found.items())]
+
+    def _node_of(self, target: Target | None) -> str | None:
+        if isinstance(target, str):
+            return target
+        if isinstance(target, Module) and not target.is_dir and target.path in self.files:
+            return target.path
+        return None
+
+    # references ---------------------------------------------------------------
+    def resolve(
+        self, path: str, scope: str, parts: tuple[str, ...], inferred: bool = False, classes_only: bool = False
+    ) -> list[tuple[str, Resolution]]:
+        """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
+        language = self.files[path].language
+        whole = entity_id(path, ".".join(parts))
+        if len(parts) > 1 and whole in self.entities:  # JS `exports.foo()`, `proto.format()` named by their target
+            return [(whole, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
+        head, rest = parts[0], parts[1:]
+        if head in (SELF, SUPER):
+            cls = self._enclosing_class(path, scope)
+            if cls is None:
+                return []
+            targets: list[Target] = [cls] if head == SELF else list(self.bases.get(cls, []))
+            resolution = Resolution.EXACT
+        else:
+            found = self.lookup(path, scope, head)
+            qualified = self._java_qualified(parts) if found is None and language == "java" else None
+            if found is _OUTSIDE:
+                return []
+            if found is not None:
+                targets, resolution = found
+            elif qualified is not None:
+                targets, resolution, rest = [qualified[0]], Resolution.IMPORT, qualified[1]
+            else:
+                return self._guess(language, parts, inferred)
+        for part in rest:
+            targets = [m for t in targets for m in self.members(t, part, language)]
+            if not targets:
+                if head == SELF and len(rest) > 1:  # self.attr.m() with attr's type unknown
+                    return self._guess(language, (head, *rest[-1:]), inferred=False)
+                return []
+        if inferred:
+            resolution = Resolution.HEURISTIC
+        result = []
+        for target in targets:
+            if isinstance(target, Module) and language in ("javascript", "typescript") and not target.is_dir:
+                target = next(iter(self.members(target, "default", language)), None)  # calling a CommonJS module
+            if isinstance(target, str) and target in self.entities:
+                if classes_only and self.entities[target][1].label != Label.CLASS:
+                    continue
+                result.append((target, resolution))
+        return result
+
+    def _guess(self, language: str, parts: tuple[str, ...], inferred: bool) -> list[tuple[str, Resolution]]:
+        """`x.m()` on a receiver no scope knows: link only when exactly one method in the repo is called m."""
+        receiver = parts[0]
+        if len(parts) != 2 or inferred or receiver[:1].isupper():
+            return []  # bare unknown names are builtins; capitalised receivers are external classes
+        candidates = self.methods_by_name.get((language, parts[1]), [])
+        return [(candidates[0], Resolution.HEURISTIC)] if len(candidates) == 1 else []
+
+    def _enclosing_class(self, path: str, scope: str | None) -> str | None:
+        while scope:
+            eid = entity_id(path, scope)
+            entity = self.entities[eid][1]
+            if entity.label == Label.CLASS:
+                return eid
+            scope = entity.parent
+        return None
+
+    # names ----------------------------------------------------------------------
+    def lookup(self, path: str, scope: str | None, name: str) -> Found | None:
+        """A bare name as seen from `scope`: its targets (Java overloads: several), or _OUTSIDE, or None."""
+        language = self.files[path].language
+        current = scope
+        while True:
+            owner = entity_id(path, current) if current else path
+            entity = self.entities[owner][1] if current else None
+            is_class = entity is not None and entity.label == Label.CLASS
+            if not is_class or current == scope or language == "java":
+                hit = self._local(path, current, owner, name, language)
+                if hit is not None:
+                    return hit
+                if is_class and language == "java":
+                    inherited = [m for base in self.bases.get(owner, []) for m in self.members(base, name, language)]
+                    if inherited:
+                        return inherited, Resolution.EXACT
+            if current is None:
+                break
+            current = entity.parent
+        return self._implicit(path, name, language)
+
+    def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
+        defined = self.children.get(owner, {}).get(name)
+        if defined:
+            return (list(defined) if language == "java" else defined[-1:]), Resolution.EXACT
+        imp = self.imports.get((path, scope), {}).get(name)
+        if imp is not None:
+            target = self.resolve_import(path, imp)
+            if target is _EXTERNAL or target is None:
+                return _OUTSIDE
+            return [target], Resolution.IMPORT
+        return None
+
+    def _implicit(self, path: str, name: str, language: str) -> Found | None:
+        facts = self.files[path]
+        if language == "java":
+            for file in self.modules.java_package_files(facts.package or ""):
+                hit = self.children.get(file, {}).get(name)
+                if hit:
+                    return hit[:1], (Resolution.EXACT if file == path else Resolution.IMPORT)
+        for imp in self.star_imports.get((path, None), []):
+            module = self._module_of(path, imp)
+            if module is not None:
+                hit = self.members(module, name, language)
+                if hit:
+                    return hit, Resolution.IMPORT
+        return None
+
+    def _java_qualified(self, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:
+        """`com.acme.Foo.bar` -> (the class com.acme.Foo, ("bar",)): the longest package prefix wins."""
+        for cut in range(len(parts) - 1, 0, -1):
+            package = ".".join(parts[:cut])
+            if self.modules.is_java_package(package):
+                return Module(package, is_dir=True), parts[cut:]
+        return None
+
+    # imports ----------------------------------------------------------------------
+    def _module_of(self, path: str, imp: Import) -> Module | None:
+        language = self.files[path].language
+        if language == "python":
+            return self.modules.python_module(path, imp.module)
+        if language == "java":
+            if self.modules.is_java_package(imp.module):
+                return Module(imp.module, is_dir=True)
+            found = self._java_qualified(tuple(imp.module.split(".")))
+            if found is None:
+                return None
+            targets: list[Target] = [found[0]]
+            for part in found[1]:
+                targets = [m for t in targets for m in self.members(t, part, language)]
+            return targets[0] if targets else None  # a class, for static imports
+        return self.modules.js_module(path, imp.module)
+
+    def resolve_import(self, path: str, imp: Import, depth: int = 0) -> Target | None:
+        """What an import binds: an entity, a module, _EXTERNAL (outside the repo) or None (not found)."""
+        key = (path, imp)
+        if key in self._import_memo:
+            return self._import_memo[key]
+        self._import_memo[key] = None  # a cycle resolves to nothing
+        module = self._module_of(path, imp)
+        if module is None:
+            result: Target | None = _EXTERNAL
+        elif imp.name is None or imp.name == "*":
+            result = module
+        else:
+            result = next(iter(self.members(module, imp.name, self.files[path].language, depth + 1)), None)
+        self._import_memo[key] = result
+        return result
+
+    # members ----------------------------------------------------------------------
+    def members(self, target: Target, name: str, language: str, depth: int = 0) -> list[Target]:
+        if depth > _MAX_DEPTH or target is _EXTERNAL:
+            return []
+        if isinstance(target, str):
+            return self._class_members(target, name, language, depth)
+        if target.is_dir:
+            if language == "java":
+                for file in self.modules.java_package_files(target.path):
+                    hit = self.children.get(file, {}).get(name)
+                    if hit:
+                        return hit[:1]
+                return []
+            sub = self.modules.python_submodule(target, name)
+            return [sub] if sub else []
+        facts = self.files.get(target.path)
+        if facts is None:
+            return []
+        if facts.language == "python":
+            return self._python_module_member(target, name, depth)
+        if facts.language in ("javascript", "typescript"):
+            return self._js_export(target.path, name, depth)
+        return []
+
+    def _class_members(self, eid: str, name: str, language: str, depth: int) -> list[Target]:
+        own = self.children.get(eid, {}).get(name)
+        if own:
+            return list(own) if language == "java" else own[-1:]  # Java overloads all share the name
+        for base in self.bases.get(eid, []):
+            inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
+            if inherited:
+                return inherited
+        return []
+
+    def _python_module_member(self, module: Module, name: str, depth: int) -> list[Target]:
+        path = module.path
+        defined = self.children.get(path, {}).get(name)
+        if defined:
+            return defined[-1:]
+        imp = self.imports.get((path, None), {}).get(name)
+        if imp is not None:  # a re-export (`from .impl import name` in a package's __init__)
+            target = self.resolve_import(path, imp, depth)
+            return [target] if target is not None and target is not _EXTERNAL else []
+        sub = self.modules.python_submodule(module, name)
+        if sub:
+            return [sub]
+        for star in self.star_imports.get((path, None), []):
+            inner = self.modules.python_module(path, star.module)
+            if inner is not None and inner != module:
+                hit = self.members(inner, name, "python", depth + 1)
+                if hit:
+                    return hit
+        return []
+
+    def _js_export(self, path: str, name: str, depth: int) -> list[Target]:
+        facts = self.files[path]
+        if not facts.exports:  # a script: its file-scope names are what `require` sees
+            hit = self._local(path, None, path, name, facts.language)
+            return hit[0] if hit else []
+        for export in facts.exports:
+            if export.name == name and export.module is None and export.local:
+                local = entity_id(path, export.local)
+                if local in self.entities:
+                    return [local]
+                hit = self._local(path, None, path, export.local, facts.language)
+                return hit[0] if hit else []
+            if export.module is not None and (export.name == name or export.name == "*"):
+                module = self.modules.js_module(path, export.module)
+                if module is None:
+                    continue
+                if export.name == "*":
+                    hit = self._js_export(module.path, name, depth + 1) if depth < _MAX_DEPTH else []
+                    if hit:
+                        return hit
+                elif export.imported is None:
+                    return [module]
+                else:
+                    return self._js_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
+        return []
+
+
+def resolve_edges(files: dict[str, FileFacts]) -> list[GraphEdge]:
+    return Resolver(files).edges()
+

@@ -1,0 +1,35 @@
+"""Where local state lives and which services to use, read from the environment once per call."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def spider_home() -> Path:
+    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider)."""
+    home = Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    uri: str
+    user: str
+    password: str
+    database: str = "neo4j"
+
+
+def external_neo4j() -> Neo4jSettings | None:
+    """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one."""
+    uri = os.environ.get("NEO4J_URI")
+    if not uri:
+        return None
+    return Neo4jSettings(
+        uri=uri,
+        user=os.environ.get("NEO4J_USER", "neo4j"),
+        password=os.environ.get("NEO4J_PASSWORD", ""),
+        database=os.environ.get("NEO4J_DATABASE", "neo4j"),
+    )

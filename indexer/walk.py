@@ -1,0 +1,129 @@
+"""Which files of a commit get parsed, read straight from git's object store.
+
+Reading the commit's tree (not the working directory) makes a snapshot exactly the commit it is named after:
+uncommitted edits, ignored files and symlink targets outside the repository never leak in. Symlinks and
+submodules are skipped, not followed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Iterator
+
+from indexer.errors import SpiderError
+from indexer.languages import language_of
+
+MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand
+_VENDORED_DIRS = frozenset({"node_modules", "bower_components", "vendor", "vendored", "third_party", "__generated__"})
+_BUNDLE_NAME = re.compile(r"[.-](min|bundle)\.[cm]?js$")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str
+    blob: str  # git blob sha: identical content, identical parse
+    size: int
+
+
+@dataclass
+class FileSelection:
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)  # reason -> count, for supported-language files
+    other: int = 0  # files of languages spider does not parse
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    git_dir: Path
+    sha: str  # full 40-hex commit id: the snapshot's name
+    rev: str  # what the user asked for
+
+
+def _git(git_dir: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], input=input, capture_output=True)
+
+
+def open_commit(path: str | Path, rev: str | None = None) -> Commit:
+    """The commit to index: `rev` (default HEAD) of the repository at `path` (a working tree or a bare repo)."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise SpiderError(f"no such directory: {root}")
+    if not root.is_dir():
+        raise SpiderError(f"not a directory: {root}")
+    probe = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        raise SpiderError(f"{root} is not a git repository (spider indexes commits: run `git init` and commit first)")
+    git_dir = Path(probe.stdout.strip())
+    wanted = rev or "HEAD"
+    resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}")
+    sha = resolved.stdout.decode().strip()
+    if resolved.returncode != 0 or not _SHA.match(sha):
+        if rev is None and _git(git_dir, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+            raise SpiderError(f"{root} has no commits yet: nothing to index")
+        raise SpiderError(f"unknown revision {wanted!r} in {root}")
+    return Commit(git_dir=git_dir, sha=sha, rev=wanted)
+
+
+def skip_reason_for_path(path: str) -> str | None:
+    parts = PurePosixPath(path).parts
+    if any(part in _VENDORED_DIRS for part in parts[:-1]):
+        return "vendored"
+    if _BUNDLE_NAME.search(path):
+        return "minified"
+    return None
+
+
+def select_files(commit: Commit) -> FileSelection:
+    listing = _git(commit.git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit.sha)
+    if listing.returncode != 0:
+        raise SpiderError(f"git ls-tree failed for {commit.sha}: {listing.stderr.decode().strip()}")
+    selection = FileSelection()
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, blob, size = meta.split()
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if language_of(path) is None:
+            selection.other += 1
+            continue
+        if mode == b"120000":
+            selection.skipped["symlink"] += 1
+        elif kind != b"blob":
+            selection.skipped["submodule"] += 1
+        elif (reason := skip_reason_for_path(path)) is not None:
+            selection.skipped[reason] += 1
+        elif int(size) > MAX_FILE_BYTES:
+            selection.skipped["too large"] += 1
+        else:
+            selection.files.append(SourceFile(path, blob.decode(), int(size)))
+    selection.files.sort(key=lambda f: f.path)
+    return selection
+
+
+def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """Stream blob contents with one `git cat-file --batch` process (thousands of files, one fork)."""
+    wanted = list(blobs)
+    if not wanted:
+        return
+    with subprocess.Popen(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    ) as proc:
+        assert proc.stdin and proc.stdout
+        proc.stdin.write("".join(f"{b}\n" for b in wanted).encode())
+        proc.stdin.close()
+        for blob in wanted:
+            header = proc.stdout.readline().split()
+            if len(header) != 3:
+                raise SpiderError(f"git cat-file could not read blob {blob}")
+            data = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)  # the newline after each object
+            yield blob, data

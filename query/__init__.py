@@ -1,0 +1,1 @@
+"""spider query layer: issue text -> the functions most likely to need edits."""

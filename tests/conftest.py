@@ -1,0 +1,44 @@
+"""Test services: the real Neo4j (NEO4J_URI if set, else the local server under a throwaway SPIDER_HOME)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from indexer import neo4j_local
+from indexer.graph_store import GraphStore
+from indexer.settings import Neo4jSettings, external_neo4j
+
+
+@pytest.fixture(scope="session")
+def spider_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = Path(os.environ.get("SPIDER_TEST_HOME") or tmp_path_factory.mktemp("spider-home"))
+    os.environ["SPIDER_HOME"] = str(home)  # the CLI run by tests (in-process or as a subprocess) uses it too
+    return home
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(spider_home: Path) -> Neo4jSettings:
+    external = external_neo4j()
+    if external is not None:
+        yield external
+        return
+    settings = neo4j_local.ensure_running()
+    yield settings
+    if not os.environ.get("SPIDER_TEST_HOME"):
+        neo4j_local.stop()
+
+
+@pytest.fixture
+def store(neo4j_settings: Neo4jSettings) -> GraphStore:
+    with GraphStore(neo4j_settings) as graph_store:
+        yield graph_store
+
+
+@pytest.fixture
+def repo_name() -> str:
+    """Each test writes under its own repository name, so tests never see each other's graphs."""
+    return f"test/{uuid.uuid4().hex[:10]}"
