@@ -28,7 +28,7 @@ def load(name: str) -> str:
 def statements(text: str) -> list[str]:
     """Split a file of several statements on `;` at line ends; `//` comment lines are dropped."""
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
-    return [s.strip() for s in body.split(";\n") if s.strip().rstrip(";").strip()]
+    return [s.strip().rstrip(";").rstrip() for s in body.split(";\n") if s.strip().rstrip(";").strip()]
 
 
 def defaults(text: str) -> dict[str, Any]:

@@ -93,7 +93,7 @@ def print_summary(report: IndexReport) -> None:
 
 
 @main.command()
-@click.argument("path", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))  # open_commit reports a file path in one line
 @click.option("--repo", help="Repository name in the graph (default: owner/name of the origin remote, else the directory name).")
 @click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
 @click.option("--force", is_flag=True, help="Re-index even if this commit is already indexed.")

@@ -8,7 +8,7 @@ in any process and be cached by content. Names here are *qualnames*: the part of
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from indexer.graph_schema import Label, Rel, Resolution
@@ -131,3 +131,23 @@ class GraphEdge:
     src: str
     dst: str
     resolution: Resolution | None = None  # None for CONTAINS
+
+
+def facts_to_dict(facts: FileFacts) -> dict:
+    """JSON-safe form, so parse results can travel between Celery workers without pickle."""
+    return asdict(facts)
+
+
+def facts_from_dict(data: dict) -> FileFacts:
+    return FileFacts(
+        path=data["path"],
+        language=data["language"],
+        entities=[Entity(**{**e, "label": Label(e["label"])}) for e in data["entities"]],
+        imports=[Import(**i) for i in data["imports"]],
+        exports=[Export(**x) for x in data["exports"]],
+        references=[
+            Reference(**{**r, "kind": RefKind(r["kind"]), "target": tuple(r["target"])}) for r in data["references"]
+        ],
+        package=data["package"],
+        syntax_errors=data["syntax_errors"],
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexer.languages import extractor_for
-from indexer.model import FileFacts
+from indexer.model import FileFacts, facts_from_dict, facts_to_dict
 
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written
 _MINIFIED_AVERAGE = 500
@@ -48,3 +48,15 @@ def parse_file(path: str, data: bytes) -> ParseOutcome:
     if facts.syntax_errors:
         warnings.append("syntax errors")
     return ParseOutcome(path, facts=facts, code=code, warnings=warnings)
+
+
+def outcome_to_dict(outcome: ParseOutcome) -> dict:
+    return {
+        "path": outcome.path, "facts": facts_to_dict(outcome.facts) if outcome.facts else None,
+        "code": outcome.code, "skipped": outcome.skipped, "warnings": outcome.warnings,
+    }
+
+
+def outcome_from_dict(data: dict) -> ParseOutcome:
+    facts = facts_from_dict(data["facts"]) if data["facts"] else None
+    return ParseOutcome(data["path"], facts, data["code"], data["skipped"], data["warnings"])

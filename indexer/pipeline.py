@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Callable, Iterator, Protocol
 
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
@@ -78,7 +79,7 @@ def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     return [parse_file(f.path, blobs[f.blob]) for f in files]
 
 
-def _batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:
+def batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:
     for i in range(0, len(files), BATCH_FILES):
         yield files[i : i + BATCH_FILES]
 
@@ -88,12 +89,13 @@ def parse_all(commit: Commit, files: list[SourceFile], progress: Progress = no_p
     outcomes: list[ParseOutcome] = []
     workers = os.cpu_count() or 1
     if workers == 1 or sum(f.size for f in files) < PARALLEL_MIN_BYTES:
-        for batch in _batches(files):
+        for batch in batches(files):
             outcomes.extend(parse_batch(commit, batch))
             advance(len(batch))
         return outcomes
+    work = list(batches(files))
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for batch, result in zip(_batches(files), pool.map(parse_batch, *zip(*((commit, b) for b in _batches(files))))):
+        for batch, result in zip(work, pool.map(parse_batch, repeat(commit), work)):
             outcomes.extend(result)
             advance(len(batch))
     return outcomes

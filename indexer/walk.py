@@ -33,7 +33,7 @@ class SourceFile:
 @dataclass
 class FileSelection:
     files: list[SourceFile] = field(default_factory=list)
-    skipped: Counter = field(default_factory=Counter)  # reason -> count, for supported-language files
+    skipped: Counter = field(default_factory=Counter)  # reason -> count: symlinks, submodules, supported-language files
     other: int = 0  # files of languages spider does not parse
 
 
@@ -91,13 +91,12 @@ def select_files(commit: Commit) -> FileSelection:
         meta, _, raw_path = entry.partition(b"\t")
         mode, kind, blob, size = meta.split()
         path = raw_path.decode("utf-8", "surrogateescape")
-        if language_of(path) is None:
-            selection.other += 1
-            continue
-        if mode == b"120000":
+        if mode == b"120000":  # before the language check: a symlink to a directory has no extension
             selection.skipped["symlink"] += 1
         elif kind != b"blob":
             selection.skipped["submodule"] += 1
+        elif language_of(path) is None:
+            selection.other += 1
         elif (reason := skip_reason_for_path(path)) is not None:
             selection.skipped[reason] += 1
         elif int(size) > MAX_FILE_BYTES:

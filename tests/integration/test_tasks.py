@@ -1,0 +1,33 @@
+"""The Celery chord (run eagerly: no broker configured) writes the same graph as the local pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer import pipeline, tasks
+from indexer.pipeline import index_repository
+from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.shop import FIXTURES
+from tests.integration.test_index_graph import read_graph
+
+pytestmark = pytest.mark.integration
+
+
+def _canonical(graph: tuple[list[dict], list[dict]]) -> tuple[list[str], list[str]]:
+    return sorted(map(repr, graph[0])), sorted(map(repr, graph[1]))
+
+
+def test_eager_chord_writes_the_same_graph_as_the_local_run(tmp_path, store, repo_name, monkeypatch):
+    monkeypatch.setattr(pipeline, "BATCH_FILES", 2)  # several parse tasks in the chord
+    files = {**FIXTURES["python"].files, **FIXTURES["java"].files}
+    root, sha = make_repo(tmp_path / "repo", files)
+    assert tasks.app.conf.task_always_eager
+
+    result = tasks.index_commit(str(root), repo=f"{repo_name}-celery").get()
+    index_repository(store, str(root), repo=f"{repo_name}-local")
+
+    assert result["snapshot"] == sha and result["files_parsed"] == 11
+    celery_graph = read_graph(store, f"{repo_name}-celery", sha)
+    local_graph = read_graph(store, f"{repo_name}-local", sha)
+    assert celery_graph[0] and _canonical(celery_graph) == _canonical(local_graph)
+    assert store.snapshot_state(f"{repo_name}-celery", sha)["complete"] is True

@@ -1,0 +1,33 @@
+"""The .cypher files agree with indexer.graph_schema and the loader reads them as analysts write them."""
+
+from __future__ import annotations
+
+import re
+
+import cypher
+from indexer.graph_schema import NODE_LABELS, Label, Rel
+
+
+def test_every_label_and_relationship_type_named_in_a_cypher_file_is_in_the_schema_enums():
+    known_labels = {label.value for label in Label}
+    known_types = {rel.value for rel in Rel}
+    for name in cypher.names():
+        text = "\n".join(l for l in cypher.load(name).splitlines() if not l.lstrip().startswith("//"))
+        placeholder = re.compile(r"^__[A-Z]+__$")  # filled from the enums by graph_store
+        labels = {m for m in re.findall(r"\(\w*:(\w+)", text) if not placeholder.match(m)}
+        types = {m for m in re.findall(r"\[\w*:(\w+)", text) if not placeholder.match(m)}
+        assert labels <= known_labels and types <= known_types, name
+
+
+def test_schema_has_a_uniqueness_constraint_per_node_label_and_statements_split_cleanly():
+    statements = cypher.statements(cypher.load("schema"))
+    assert all(s.startswith("CREATE ") and not s.endswith(";") for s in statements)
+    constrained = {m for s in statements for m in re.findall(r"FOR \(n:(\w+)\) REQUIRE \(n.repo, n.snapshot, n.id\) IS UNIQUE", s)}
+    assert constrained == {label.value for label in NODE_LABELS}
+
+
+def test_declared_parameter_defaults_are_parsed_as_json():
+    assert cypher.defaults(cypher.load("neighbourhood")) == {
+        "d": 4, "types": ["CONTAINS", "IMPORTS", "INVOKES", "INHERITS"],
+    }
+    assert cypher.defaults("// @param k = [1, 2]\n// @paramx = 3\nRETURN 1") == {"k": [1, 2]}
