@@ -34,6 +34,7 @@ class Entity:
     end_line: int
     code: str  # the source lines start_line..end_line
     parent: str | None  # qualname of the enclosing entity; None = directly in the file
+    params: int | None = None  # declared parameter count, to choose among overloads; None: unknown or variadic
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,7 @@ class Resolver:
             for ref in facts.references:
                 if ref.kind == RefKind.CALL and ref.scope:
                     src = entity_id(path, ref.scope)
-                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred):
+                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, arity=ref.arity):
                         add(Rel.INVOKES, src, dst, resolution)
         return [GraphEdge(rel, src, dst, res) for (rel, src, dst), res in sorted(found.items())]
 
@@ -96,7 +96,8 @@ class Resolver:
 
     # references ---------------------------------------------------------------
     def resolve(
-        self, path: str, scope: str, parts: tuple[str, ...], inferred: bool = False, classes_only: bool = False
+        self, path: str, scope: str, parts: tuple[str, ...], inferred: bool = False, classes_only: bool = False,
+        arity: int | None = None,
     ) -> list[tuple[str, Resolution]]:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
         language = self.files[path].language
@@ -129,6 +130,9 @@ class Resolver:
                 return []
         if inferred:
             resolution = Resolution.HEURISTIC
+        if len(targets) > 1 and arity is not None:  # overloads: keep those whose parameter count fits the call
+            fitting = [t for t in targets if isinstance(t, str) and self.entities[t][1].params in (arity, None)]
+            targets = fitting or targets
         result = []
         for target in targets:
             if isinstance(target, Module) and language in ("javascript", "typescript") and not target.is_dir:

@@ -161,10 +161,12 @@ class _Extractor:
         return [(c, ctx) for c in node.named_children]
 
     # ------------------------------------------------------------------------------------------- entities
-    def add_entity(self, label: Label, node: Node, name: str, kind: str, parent: str | None) -> str:
+    def add_entity(
+        self, label: Label, node: Node, name: str, kind: str, parent: str | None, params: int | None = None
+    ) -> str:
         qualname = self.registry.claim(parent, name)
         self.facts.entities.append(
-            self.lines.entity(label, qualname, name, kind, first_line(node), last_line(node), parent)
+            self.lines.entity(label, qualname, name, kind, first_line(node), last_line(node), parent, params)
         )
         return qualname
 
@@ -222,9 +224,9 @@ class _Extractor:
             if name_node is None:
                 return [(c, ctx) for c in node.named_children]
             name = text(name_node)
-        qualname = self.add_entity(Label.FUNCTION, node, name, _METHOD_KINDS[node.type], ctx.scope)
-        frame = _Frame(ctx.frame)
         params = node.child_by_field_name("parameters")
+        qualname = self.add_entity(Label.FUNCTION, node, name, _METHOD_KINDS[node.type], ctx.scope, _param_count(params))
+        frame = _Frame(ctx.frame)
         if params is not None:
             frame.names.update(_parameters(params))
         body = node.child_by_field_name("body")
@@ -499,3 +501,11 @@ def _parameters(params: Node) -> dict[str, Type | None]:
             if name is not None:
                 found[text(name)] = _type_parts(named[0]) if named[0] is not declarator else None
     return found
+
+
+def _param_count(params: Node | None) -> int | None:
+    """Declared parameters of a method; None for varargs (any count fits) or when there is no list."""
+    if params is None:
+        return None
+    declared = [p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")]
+    return None if any(p.type == "spread_parameter" for p in declared) else len(declared)

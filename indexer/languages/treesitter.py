@@ -81,6 +81,7 @@ class SourceLines:
         return "".join(self._lines[start_line - 1 : end_line])
 
     def entity(
-        self, label: Label, qualname: str, name: str, kind: str, start: int, end: int, parent: str | None
+        self, label: Label, qualname: str, name: str, kind: str, start: int, end: int, parent: str | None,
+        params: int | None = None,
     ) -> Entity:
-        return Entity(label, qualname, name, kind, start, end, self.cut(start, end), parent)
+        return Entity(label, qualname, name, kind, start, end, self.cut(start, end), parent, params)
