@@ -1,0 +1,307 @@
+"""The `spider` command as users run it (a subprocess against the real Neo4j): errors, cypher, snapshots, help."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import cypher
+from indexer.graph_store import GraphStore
+from tests.fixtures.gitrepo import git, make_repo
+from tests.fixtures.shop import PYTHON
+
+pytestmark = pytest.mark.integration
+
+NODES_OF_REPO = "MATCH (n {repo: $repo}) RETURN count(n) AS n"
+
+
+# helpers (test_bad_input.py uses them too) --------------------------------------------------------
+def run_spider(*args: object, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`spider ARGS` as a subprocess; it inherits SPIDER_HOME (set by the session fixture): the test Neo4j."""
+    return subprocess.run(
+        ["spider", *map(str, args)], capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})}
+    )
+
+
+def succeeded(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    """Exit 2, exactly one `spider: error: ...` line on stderr, nothing on stdout; returns that line."""
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spider: error: "), result.stderr
+    assert result.stdout == ""
+    return lines[0]
+
+
+def index_json(path: Path, repo: str, *extra: str) -> dict:
+    return json.loads(succeeded(run_spider("index", path, "--repo", repo, "--json", *extra)))
+
+
+def cypher_json(query: str, repo: str, *params: str) -> list[dict]:
+    args = [arg for p in params for arg in ("--param", p)]
+    return json.loads(succeeded(run_spider("cypher", query, "--repo", repo, *args, "--json")))
+
+
+def node_count(store: GraphStore, repo: str) -> int:
+    return store.read(NODES_OF_REPO, {"repo": repo})[1][0][0]
+
+
+def unique_name() -> str:
+    return f"test/{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> str:
+    """The Python shop fixture, indexed once by `spider index` under a unique name."""
+    root, _ = make_repo(tmp_path_factory.mktemp("shop") / "repo", PYTHON.files)
+    name = unique_name()
+    index_json(root, name)
+    return name
+
+
+# 2. repository-level errors ----------------------------------------------------------------------
+def _missing(tmp: Path) -> tuple[Path, list[str], str]:
+    path = tmp / "does-not-exist"
+    return path, [], f"no such directory: {path}"
+
+
+def _not_git(tmp: Path) -> tuple[Path, list[str], str]:
+    path = tmp / "plain"
+    path.mkdir()
+    (path / "a.py").write_text("def a():\n    return 1\n")
+    return path, [], f"{path} is not a git repository (spider indexes commits: run `git init` and commit first)"
+
+
+def _no_commits(tmp: Path) -> tuple[Path, list[str], str]:
+    path = tmp / "fresh"
+    path.mkdir()
+    git(path, "init", "-q")
+    return path, [], f"{path} has no commits yet: nothing to index"
+
+
+def _unknown_rev(tmp: Path) -> tuple[Path, list[str], str]:
+    path, _ = make_repo(tmp / "repo", {"a.py": "def a():\n    return 1\n"})
+    return path, ["--rev", "no-such-branch"], f"unknown revision 'no-such-branch' in {path}"
+
+
+def _file_path(tmp: Path) -> tuple[Path, list[str], str]:
+    path = tmp / "a.py"
+    path.write_text("def a():\n    return 1\n")
+    return path, [], f"not a directory: {path}"
+
+
+@pytest.mark.parametrize("setup", [_missing, _not_git, _no_commits, _unknown_rev, _file_path],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_repository_errors_are_one_line_and_write_nothing(setup, tmp_path, store, repo_name):
+    path, extra, message = setup(tmp_path)
+
+    result = run_spider("index", path, "--repo", repo_name, *extra, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+
+    assert one_line_error(result) == f"spider: error: {message}"
+    assert store.list_snapshots(repo_name) == [] and node_count(store, repo_name) == 0
+
+
+def test_unreachable_neo4j_fails_fast_in_one_line(tmp_path, store, repo_name):
+    root, _ = make_repo(tmp_path / "repo", {"a.py": "def a():\n    return 1\n"})
+
+    started = time.monotonic()
+    result = run_spider("index", root, "--repo", repo_name, env={"NEO4J_URI": "bolt://127.0.0.1:1"})
+
+    assert time.monotonic() - started < 15
+    assert one_line_error(result).startswith("spider: error: cannot reach Neo4j at bolt://127.0.0.1:1: ")
+    assert store.list_snapshots(repo_name) == []
+
+
+def test_a_commit_without_source_files_is_a_complete_empty_snapshot(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", {"README.md": "# nothing to parse\n"})
+
+    out = succeeded(run_spider("index", root, "--repo", repo_name)).splitlines()
+
+    assert out[0].startswith(f"indexed {repo_name} @ {sha} (HEAD) in ")
+    assert out[1:4] == ["  files: 0 parsed, 0 skipped; 1 files in languages not parsed", "  nodes: none",
+                        "  relationships: none"]
+    state = store.snapshot_state(repo_name, sha)
+    assert state["complete"] is True and state["stats"]["files_parsed"] == 0 and state["stats"]["nodes"] == {}
+    assert node_count(store, repo_name) == 1  # the Snapshot node alone
+
+
+# 3. spider cypher ------------------------------------------------------------------------------
+SHOP_NEIGHBOURS_2 = [  # from DiscountedOrder.total, any edge type, either direction, by hand from the fixture
+    {"id": "shop/models.py:Order.total", "hops": 1, "edge_path": ["INVOKES"],
+     "path": "shop/models.py", "start_line": 17, "end_line": 18},  # super().total()
+    {"id": "shop/models.py:apply_discount", "hops": 1, "edge_path": ["INVOKES"],
+     "path": "shop/models.py", "start_line": 27, "end_line": 31},
+    {"id": "shop/models.py:apply_discount.clamp", "hops": 2, "edge_path": None,  # CONTAINS and INVOKES: either
+     "path": "shop/models.py", "start_line": 28, "end_line": 29},
+    {"id": "shop/service.py:checkout", "hops": 2, "edge_path": ["CONTAINS", "INVOKES"],  # <-class<-DiscountedOrder()
+     "path": "shop/service.py", "start_line": 6, "end_line": 11},
+]
+
+
+def test_neighbourhood_within_two_hops(shop):
+    rows = cypher_json("neighbourhood", shop, "id=shop/models.py:DiscountedOrder.total", "d=2")
+
+    clamp = rows[2]["edge_path"]
+    assert clamp in (["INVOKES", "CONTAINS"], ["INVOKES", "INVOKES"])
+    assert [{**r, "edge_path": None} if r["id"].endswith("clamp") else r for r in rows] == SHOP_NEIGHBOURS_2
+
+
+def test_neighbourhood_restricted_to_invokes(shop):
+    rows = cypher_json("neighbourhood", shop, "id=shop/models.py:DiscountedOrder.total", "d=2", 'types=["INVOKES"]')
+
+    assert [(r["id"], r["hops"], r["edge_path"]) for r in rows] == [
+        ("shop/models.py:Order.total", 1, ["INVOKES"]),
+        ("shop/models.py:apply_discount", 1, ["INVOKES"]),
+        ("shop/models.py:apply_discount.clamp", 2, ["INVOKES", "INVOKES"]),
+    ]
+
+
+def test_callers_and_callees(shop):
+    assert cypher_json("callers", shop, "id=shop/payments.py:Receipt.header") == [
+        {"caller": "shop/payments.py:Receipt.render", "label": "Function", "resolution": "exact",
+         "path": "shop/payments.py", "start_line": 27, "end_line": 28},
+    ]
+    callees = cypher_json("callees", shop, "id=shop/service.py:checkout")
+    assert [(r["callee"], r["label"], r["path"], r["start_line"], r["end_line"]) for r in callees] == [
+        ("shop/models.py:DiscountedOrder", "Class", "shop/models.py", 21, 24),
+        ("shop/models.py:Order", "Class", "shop/models.py", 9, 18),
+        ("shop/models.py:Order.add", "Function", "shop/models.py", 13, 15),
+        ("shop/payments.py:charge", "Function", "shop/payments.py", 6, 7),
+        ("shop/payments.py:receipt", "Function", "shop/payments.py", 15, 16),
+    ]
+    assert {r["resolution"] for r in callees} <= {"exact", "import", "heuristic"}
+
+
+def test_file_outline(shop):
+    rows = cypher_json("file_outline", shop, "path=shop/payments.py")
+
+    assert [tuple(r.values()) for r in rows] == [
+        ("shop/payments.py:charge", "Function", "function", 1, 6, 7),
+        ("shop/payments.py:_send", "Function", "function", 1, 10, 12),
+        ("shop/payments.py:receipt", "Function", "function", 1, 15, 16),
+        ("shop/payments.py:Receipt", "Class", "class", 1, 19, 28),
+        ("shop/payments.py:Receipt.__init__", "Function", "method", 2, 20, 21),
+        ("shop/payments.py:Receipt.header", "Function", "method", 2, 23, 25),  # from its decorator
+        ("shop/payments.py:Receipt.render", "Function", "method", 2, 27, 28),
+    ]
+    assert list(rows[0]) == ["id", "label", "kind", "depth", "start_line", "end_line"]
+
+
+def test_table_output_has_a_header_and_a_row_count(shop):
+    one = succeeded(run_spider("cypher", "callers", "--repo", shop, "-p", "id=shop/payments.py:charge"))
+    many = succeeded(run_spider("cypher", "file_outline", "--repo", shop, "-p", "path=shop/payments.py"))
+
+    header = "caller                    label     resolution  path             start_line  end_line"
+    assert one.splitlines()[0] == header and set(one.splitlines()[1]) == {"-", " "}
+    row = ["shop/service.py:checkout", "Function", "import", "shop/service.py", "6", "11"]
+    assert one.splitlines()[2].split() == row
+    assert one.splitlines()[3:] == ["(1 row)"]
+    assert many.splitlines()[0].split() == ["id", "label", "kind", "depth", "start_line", "end_line"]
+    assert len(many.splitlines()) == 2 + 7 + 1 and many.splitlines()[-1] == "(7 rows)"
+
+
+def test_a_writing_query_file_is_refused_and_changes_nothing(shop, tmp_path, store):
+    query = tmp_path / "inject.cypher"
+    query.write_text("CREATE (n:Function {repo: $repo, snapshot: $snapshot, id: 'injected'}) RETURN n.id AS id\n")
+    before = node_count(store, shop)
+
+    line = one_line_error(run_spider("cypher", query, "--repo", shop))
+
+    assert line.startswith("spider: error: Cypher error: ") and "read" in line.lower()
+    assert node_count(store, shop) == before
+
+
+def test_unknown_query_and_malformed_param_are_one_line_errors(shop):
+    unknown = one_line_error(run_spider("cypher", "no_such_query", "--repo", shop))
+    no_equals = one_line_error(run_spider("cypher", "callers", "--repo", shop, "--param", "id"))
+
+    named = ", ".join(cypher.names())
+    assert unknown == f"spider: error: no query named 'no_such_query' and no such .cypher file (named: {named})"
+    assert no_equals == "spider: error: --param takes key=value, got 'id'"
+
+
+def test_without_repo_a_query_names_the_indexed_repositories(shop, tmp_path):
+    other = unique_name()
+    index_json(make_repo(tmp_path / "other", {"b.py": "def b():\n    return 2\n"})[0], other)
+
+    line = one_line_error(run_spider("cypher", "callers", "--param", "id=b.py:b"))
+
+    prefix = "spider: error: this query needs a repository: pass --repo NAME (indexed: "
+    assert line.startswith(prefix) and line.endswith(")")
+    named = line[len(prefix) : -1].split(", ")
+    assert {shop, other} <= set(named) and named == sorted(named)
+
+
+# 4. snapshots ----------------------------------------------------------------------------------
+def commit_sharing_first_digit(root: Path, sha: str) -> str:
+    """A child commit of `sha` whose id starts with the same hex digit (commit dates are fixed: deterministic)."""
+    tree = git(root, "rev-parse", f"{sha}^{{tree}}")
+    for attempt in range(256):
+        child = git(root, "commit-tree", tree, "-p", sha, "-m", f"child {attempt}")
+        if child[0] == sha[0]:
+            git(root, "update-ref", "refs/heads/main", child)
+            return child
+    raise AssertionError("no child commit shares the first digit")
+
+
+def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    second = commit_sharing_first_digit(root, first)
+    index_json(root, repo_name, "--rev", "HEAD~1")
+    index_json(root, repo_name)
+
+    rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
+
+    assert [(r["repo"], r["snapshot"], r["rev"], r["complete"]) for r in rows] == [
+        (repo_name, second, "HEAD", True), (repo_name, first, "HEAD~1", True)]
+    assert [r["stats"]["nodes"] for r in rows] == [{"Directory": 1, "File": 1, "Function": 1}] * 2
+    ambiguous = one_line_error(run_spider("snapshots", "delete", repo_name, first[0]))
+    assert ambiguous == f"spider: error: '{first[0]}' matches 2 snapshots of {repo_name}: give more of the sha"
+    unknown = one_line_error(run_spider("snapshots", "delete", repo_name, "nope"))
+    assert unknown == f"spider: error: no snapshot 'nope' of repository '{repo_name}' (see `spider snapshots list`)"
+    assert node_count(store, repo_name) == 2 * (3 + 1)  # nothing deleted yet
+
+    for sha in (first, second):
+        out = succeeded(run_spider("snapshots", "delete", repo_name, sha[:12]))
+        assert out == f"deleted {repo_name} @ {sha} (3 nodes)\n"
+
+    assert json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json"))) == []
+    assert node_count(store, repo_name) == 0
+
+
+# 5. re-indexing and help -------------------------------------------------------------------------
+def test_indexing_the_same_commit_twice_says_nothing_changed(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", PYTHON.files)
+
+    first = succeeded(run_spider("index", root, "--repo", repo_name)).splitlines()
+    nodes = node_count(store, repo_name)
+    second = succeeded(run_spider("index", root, "--repo", repo_name)).splitlines()
+
+    assert first[0].startswith(f"indexed {repo_name} @ {sha} (HEAD) in ")
+    assert second[0] == f"already indexed (nothing changed) {repo_name} @ {sha} (HEAD)"
+    assert second[1:] == [line for line in first[1:] if not line.startswith("  seconds: ")]
+    assert node_count(store, repo_name) == nodes
+
+
+@pytest.mark.parametrize("command, mentions", [
+    ([], ["index", "neo4j", "snapshots", "cypher", "--version", "--help", "NEO4J_URI", "SPIDER_HOME"]),
+    (["index"], ["PATH", "--repo", "--rev", "--force", "--json"]),
+    (["cypher"], ["QUERY", "--param", "--repo", "--json", "READ-ONLY", "neighbourhood", "file_outline"]),
+])
+def test_help_mentions_the_options(command, mentions):
+    out = succeeded(run_spider(*command, "--help"))
+
+    assert out.startswith(f"Usage: spider {' '.join(command)}".rstrip() + " [OPTIONS]")
+    assert [m for m in mentions if m not in out] == []
