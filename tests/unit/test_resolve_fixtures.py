@@ -1,0 +1,131 @@
+"""The hand-written shop fixtures (tests/fixtures/shop.py) through parse + build_graph, without Neo4j.
+
+The same graph the integration test reads back from Neo4j (tests/integration/test_index_graph.py), built in
+process: files chosen as the pipeline chooses them, every node and CONTAINS / INVOKES / INHERITS / IMPORTS edge
+compared exactly with the fixture. A resolver change that finds a MISSED call or drops an EXTRA one fails here
+first: then update the fixture.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+import pytest
+
+from indexer.codegraph import ROOT_DIRECTORY, CodeGraph, build_graph, keeps_file
+from indexer.graph_schema import Label, Rel
+from indexer.languages import language_of
+from indexer.parse import parse_file
+from indexer.walk import skip_reason_for_path
+from tests.fixtures.shop import FIXTURES, ShopFixture
+
+
+def graph_of(fixture: ShopFixture) -> CodeGraph:
+    """What the pipeline builds for the fixture's commit (walk -> parse -> keep -> build_graph)."""
+    facts, code = {}, {}
+    for path, text in sorted(fixture.files.items()):
+        if language_of(path) is None or skip_reason_for_path(path) is not None:
+            continue
+        outcome = parse_file(path, text.encode())
+        assert outcome.facts is not None, f"{path}: {outcome.skipped}"
+        assert not outcome.warnings, f"{path}: {outcome.warnings}"
+        if keeps_file(outcome.facts):
+            facts[path], code[path] = outcome.facts, outcome.code
+    return build_graph(facts, "test/shop", code)
+
+
+def edges(graph: CodeGraph, rel: Rel) -> set[tuple[str, str]]:
+    return {(e.src, e.dst) for e in graph.edges if e.type == rel}
+
+
+def expected_files(fixture: ShopFixture) -> set[str]:
+    return {e.split(":", 1)[0] for e in fixture.classes | fixture.functions} | {
+        src for src, _ in fixture.imports if ":" not in src
+    }
+
+
+def expected_containment(fixture: ShopFixture, files: set[str]) -> set[tuple[str, str]]:
+    """dir -> subdir / file, file -> top-level entity, entity -> nested entity (its longest existing prefix)."""
+    found = set()
+    for path in files:
+        directory = posixpath.dirname(path)
+        found.add((directory or ROOT_DIRECTORY, path))
+        while directory:
+            found.add((posixpath.dirname(directory) or ROOT_DIRECTORY, directory))
+            directory = posixpath.dirname(directory)
+    entities = fixture.classes | fixture.functions
+    for eid in entities:
+        path, qualname = eid.split(":", 1)
+        prefixes = (f"{path}:{qualname[:i]}" for i, c in enumerate(qualname) if c == ".")
+        owners = [p for p in prefixes if p in entities]
+        found.add((max(owners, key=len) if owners else path, eid))
+    return found
+
+
+@pytest.fixture(scope="module", params=sorted(FIXTURES))
+def case(request) -> tuple[ShopFixture, CodeGraph]:
+    fixture = FIXTURES[request.param]
+    return fixture, graph_of(fixture)
+
+
+def test_nodes_are_exactly_the_fixtures(case):
+    fixture, graph = case
+    files = expected_files(fixture)
+    directories = {ROOT_DIRECTORY} | {posixpath.dirname(f) for f in files} - {""}
+    directories |= {d for d in list(directories) for d in _ancestors(d)}
+    got = {(n.label, n.id) for n in graph.nodes}
+    assert {i for label, i in got if label == Label.CLASS} == fixture.classes
+    assert {i for label, i in got if label == Label.FUNCTION} == fixture.functions
+    assert {i for label, i in got if label == Label.FILE} == files
+    assert {i for label, i in got if label == Label.DIRECTORY} == directories
+    assert len(got) == len(graph.nodes), "duplicate node ids"
+
+
+def test_containment(case):
+    fixture, graph = case
+    assert edges(graph, Rel.CONTAINS) == expected_containment(fixture, expected_files(fixture))
+
+
+def test_invokes_are_true_calls_minus_missed_plus_extra(case):
+    fixture, graph = case
+    assert edges(graph, Rel.INVOKES) == fixture.expected_calls
+
+
+def test_inherits(case):
+    fixture, graph = case
+    assert edges(graph, Rel.INHERITS) == fixture.inherits
+
+
+def test_imports(case):
+    fixture, graph = case
+    assert edges(graph, Rel.IMPORTS) == fixture.imports
+
+
+def test_resolutions_and_entity_code(case):
+    fixture, graph = case
+    assert {e.resolution for e in graph.edges if e.type == Rel.CONTAINS} == {None}
+    assert {e.resolution.value for e in graph.edges if e.type != Rel.CONTAINS} <= {"exact", "import", "heuristic"}
+    for node in graph.nodes:  # an entity's code is exactly its lines of the file
+        if node.label in (Label.CLASS, Label.FUNCTION):
+            lines = fixture.files[node.path].splitlines(keepends=True)
+            assert node.code == "".join(lines[node.start_line - 1 : node.end_line]), node.id
+            assert node.language == fixture.language and len(node.content_hash) == 64
+
+
+@pytest.mark.parametrize("language", sorted(FIXTURES))
+def test_fixture_is_consistent(language):
+    """MISSED are true calls, EXTRA are not, and every edge joins nodes the fixture lists."""
+    fixture = FIXTURES[language]
+    entities = fixture.classes | fixture.functions
+    assert fixture.missed <= fixture.true_calls
+    assert not fixture.extra & fixture.true_calls
+    for src, dst in fixture.true_calls | fixture.extra | fixture.inherits:
+        assert src in entities and dst in entities, (src, dst)
+    files = expected_files(fixture)
+    for src, dst in fixture.imports:
+        assert src in files | entities and (dst in entities or dst in fixture.files), (src, dst)
+
+
+def _ancestors(directory: str) -> list[str]:
+    parts = directory.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
