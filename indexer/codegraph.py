@@ -19,8 +19,8 @@ class CodeGraph:
 
 
 def keeps_file(facts: FileFacts) -> bool:
-    """A file with no class or function is a node only if it imports something (DESIGN: graph schema)."""
-    return bool(facts.entities or facts.imports)
+    """A file with no class or function is a node only if it imports (or re-exports) something."""
+    return bool(facts.entities or facts.imports or any(e.module for e in facts.exports))
 
 
 def build_graph(files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str]) -> CodeGraph:

@@ -15,6 +15,7 @@ from indexer.graph_schema import Label, Rel, Resolution
 
 SELF = "<self>"  # receiver `self`/`this`/`cls`: the enclosing class
 SUPER = "<super>"  # receiver `super()`/`super`: the enclosing class's bases
+EXPR = "<expr>"  # receiver that is no name (`f().m()`, `a[0].m()`): only a repo-unique method name can match
 
 
 class RefKind(StrEnum):
@@ -83,6 +84,13 @@ class FileFacts:
 
     def entity(self, qualname: str) -> Entity:
         return next(e for e in self.entities if e.qualname == qualname)
+
+
+def binds_name(entity: Entity) -> bool:
+    """Does defining this entity bind its name in the parent's scope? `def f`, `class C`, `C.m` do;
+    JS `proto.tz = function`, `api.get` in an object literal or `exports.f = …` do not (they set a member)."""
+    base = entity.qualname.split("#", 1)[0]
+    return base == (f"{entity.parent}.{entity.name}" if entity.parent else entity.name)
 
 
 class QualnameRegistry:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Union
 
 from indexer.graph_schema import Label, Rel, Resolution
-from indexer.model import SELF, SUPER, Entity, FileFacts, GraphEdge, Import, RefKind, entity_id
+from indexer.model import EXPR, SELF, SUPER, Entity, FileFacts, GraphEdge, Import, RefKind, binds_name, entity_id
 from indexer.module_resolution import Module, ModuleIndex
 
 Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)
@@ -42,11 +42,11 @@ class Resolver:
             for entity in facts.entities:
                 eid = entity_id(path, entity.qualname)
                 self.entities[eid] = (path, entity)
-                owner = entity_id(path, entity.parent) if entity.parent else path
-                self.children[owner][entity.name].append(eid)
+                if binds_name(entity):
+                    owner = entity_id(path, entity.parent) if entity.parent else path
+                    self.children[owner][entity.name].append(eid)
             for entity in facts.entities:
-                parent = self.entities.get(entity_id(path, entity.parent)) if entity.parent else None
-                if entity.label == Label.FUNCTION and parent and parent[1].label == Label.CLASS:
+                if entity.label == Label.FUNCTION and self._is_member(path, entity):
                     self.methods_by_name[(facts.language, entity.name)].append(entity_id(path, entity.qualname))
             for imp in facts.imports:
                 if imp.name == "*":
@@ -54,6 +54,11 @@ class Resolver:
                 elif imp.alias:
                     self.imports[(path, imp.scope)][imp.alias] = imp
         self._import_memo: dict[tuple[str, Import], Target | None] = {}
+
+    def _is_member(self, path: str, entity: Entity) -> bool:
+        """A method of a class, or (JS) a function stored as a member: `proto.m = function`, `{ m() {} }`."""
+        parent = self.entities.get(entity_id(path, entity.parent)) if entity.parent else None
+        return (parent is not None and parent[1].label == Label.CLASS) or not binds_name(entity)
 
     # edges --------------------------------------------------------------------
     def edges(self) -> list[GraphEdge]:
@@ -80,6 +85,14 @@ class Resolver:
                 dst = self._node_of(target)
                 if dst:
                     add(Rel.IMPORTS, src, dst, Resolution.IMPORT)
+            for export in facts.exports:  # `export { x } from "./m"` imports what it re-exports
+                if export.module is not None:
+                    module = self.modules.js_module(path, export.module)
+                    named = export.imported not in (None, "*") and module is not None
+                    dst = self._node_of(next(iter(self.members(module, export.imported, facts.language)), None)
+                                        if named else module)
+                    if dst:
+                        add(Rel.IMPORTS, path, dst, Resolution.IMPORT)
             for ref in facts.references:
                 if ref.kind == RefKind.CALL and ref.scope:
                     src = entity_id(path, ref.scope)
@@ -101,14 +114,15 @@ class Resolver:
     ) -> list[tuple[str, Resolution]]:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
         language = self.files[path].language
-        whole = entity_id(path, ".".join(parts))
-        if len(parts) > 1 and whole in self.entities:  # JS `exports.foo()`, `proto.format()` named by their target
-            return [(whole, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
+        if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
+            named = self._named_by_target(path, scope, ".".join(parts))
+            if named:
+                return [(named, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
         head, rest = parts[0], parts[1:]
         if head in (SELF, SUPER):
             cls = self._enclosing_class(path, scope)
-            if cls is None:
-                return []
+            if cls is None:  # JS `this.m()` in a function stored on a prototype or object
+                return self._guess(language, (EXPR, *rest[-1:]), inferred=False) if head == SELF else []
             targets: list[Target] = [cls] if head == SELF else list(self.bases.get(cls, []))
             resolution = Resolution.EXACT
         else:
@@ -118,6 +132,8 @@ class Resolver:
                 return []
             if found is not None:
                 targets, resolution = found
+            elif not rest and (named := self._named_by_target(path, scope, head)):
+                targets, resolution = [named], Resolution.EXACT
             elif qualified is not None:
                 targets, resolution, rest = [qualified[0]], Resolution.IMPORT, qualified[1]
             else:
@@ -142,6 +158,18 @@ class Resolver:
                     continue
                 result.append((target, resolution))
         return result
+
+    def _named_by_target(self, path: str, scope: str | None, dotted: str) -> str | None:
+        """An entity of this file whose qualname is `dotted` under one of the caller's qualname prefixes:
+        `proto.tz()` inside `default` finds `default.proto.tz`; `round()` inside TS namespace member
+        `Fees.forAmount` finds `Fees.round`."""
+        parts = scope.split(".") if scope else []
+        for cut in range(len(parts), -1, -1):
+            prefix = ".".join(parts[:cut])
+            eid = entity_id(path, f"{prefix}.{dotted}" if prefix else dotted)
+            if eid in self.entities:
+                return eid
+        return None
 
     def _guess(self, language: str, parts: tuple[str, ...], inferred: bool) -> list[tuple[str, Resolution]]:
         """`x.m()` on a receiver no scope knows: link only when exactly one method in the repo is called m."""
@@ -278,6 +306,10 @@ class Resolver:
         own = self.children.get(eid, {}).get(name)
         if own:
             return list(own) if language == "java" else own[-1:]  # Java overloads all share the name
+        path, entity = self.entities[eid]
+        for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
+            if entity_id(path, member) in self.entities:
+                return [entity_id(path, member)]
         for base in self.bases.get(eid, []):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:
@@ -310,6 +342,8 @@ class Resolver:
             hit = self._local(path, None, path, name, facts.language)
             return hit[0] if hit else []
         for export in facts.exports:
+            if export.name == name == "default" and export.module is None and export.local is None:
+                return [Module(path)]  # `export default { a, b }`: members are the file's object exports
             if export.name == name and export.module is None and export.local:
                 local = entity_id(path, export.local)
                 if local in self.entities:

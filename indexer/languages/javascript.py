@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from indexer.graph_schema import Label
 from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
-from indexer.model import SELF, SUPER, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from indexer.model import EXPR, SELF, SUPER, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _FUNCTIONS = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression", "function",
@@ -496,9 +496,11 @@ class _Walker:
                 items.append((inner, ctx, _Name(claim, claim, start, end, None, decorators)))
                 decorators = ()
                 self.export(ctx, Export("default", local=claim))
-            elif inner.type == "object":
+            elif inner.type == "object":  # `export default { a, b: c, m() {} }`: the module is the namespace
                 items.append((inner, ctx, (_OBJ, "default.")))
                 self.export(ctx, Export("default"))
+                for key, local in _object_members(inner, "default."):
+                    self.export(ctx, Export(key, local=local))
             else:
                 items.append((inner, ctx, None))
                 self.export(ctx, Export("default"))
@@ -636,6 +638,11 @@ class _Walker:
             target: tuple[str, ...] | None = (SUPER, "constructor")
         else:
             target = _chain(func)
+        member = _unwrap(func)
+        if not target and member is not None and member.type == "member_expression" and not constructor:
+            prop, obj = member.child_by_field_name("property"), _unwrap(member.child_by_field_name("object"))
+            if prop is not None and prop.type == "property_identifier" and obj is not None and obj.type not in _DEFINITIONS:
+                target = (EXPR, text(prop))  # make().then(), arr[0].go(): only a repo-unique method name can match
         if not target:
             return
         inferred = False
@@ -696,6 +703,25 @@ def _unwrap(node: Node | None) -> Node | None:
             return node
         node = inner
     return node
+
+
+def _object_members(obj: Node, prefix: str) -> list[tuple[str, str]]:
+    """(key, local binding) of an object literal's members: `{ a }` -> a, `{ b: c }` -> c, `{ m() {} }` and
+    `{ k: function () {} }` -> the entity `<prefix>m` the walker names them."""
+    members = []
+    for prop in obj.named_children:
+        if prop.type == "shorthand_property_identifier":
+            members.append((text(prop), text(prop)))
+        elif prop.type == "method_definition":
+            key = _key_name(prop.child_by_field_name("name"))
+            members.append((key, prefix + key))
+        elif prop.type == "pair":
+            key, value = _key_name(prop.child_by_field_name("key")), _unwrap(prop.child_by_field_name("value"))
+            if value is not None and value.type == "identifier":
+                members.append((key, text(value)))
+            elif value is not None and value.type in _FUNCTIONS:
+                members.append((key, prefix + key))
+    return members
 
 
 def _block_body(node: Node) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from indexer.graph_schema import Label
 from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
-from indexer.model import SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from indexer.model import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _SELF_NAMES = frozenset({"self", "cls"})
 
@@ -159,6 +159,8 @@ class _Walker:
             constructed = _constructed_class(obj)
             if constructed:  # Foo(x).m()
                 return (*constructed, attr), True
+            if dotted_parts(obj) is None:  # f().m(), a[0].m(): the receiver has no name
+                return (EXPR, attr), False
         parts = dotted_parts(func)
         if not parts:
             return None, False

@@ -9,7 +9,7 @@ import pytest
 
 from indexer.graph_schema import Label
 from indexer.languages.javascript import extract
-from indexer.model import SELF, SUPER, Export, FileFacts, RefKind
+from indexer.model import EXPR, SELF, SUPER, Export, FileFacts, RefKind
 
 C, F = Label.CLASS, Label.FUNCTION
 
@@ -339,7 +339,12 @@ def test_esm_exports():
         ("export default () => {};", ["default"], [Export("default", local="default")]),
         ("export default class {}", ["default"], [Export("default", local="default")]),
         ("export default function named() {}", ["named"], [Export("default", local="named")]),
-        ("export default { m() {} };", ["default.m"], [Export("default")]),
+        ("export default { m() {} };", ["default.m"], [Export("default"), Export("m", local="default.m")]),
+        (
+            "function f() {}\nconst g = 1;\nexport default { f, h: g, k: () => {} };",
+            ["f", "default.k"],
+            [Export("default"), Export("f", local="f"), Export("h", local="g"), Export("k", local="default.k")],
+        ),
     ],
 )
 def test_default_export_forms(source, qualnames_, exports):
@@ -432,7 +437,9 @@ def test_call_references():
         ("caller", ("X",), 6, 1, False),
         ("caller", ("ns", "Y"), 7, 0, False),
         ("caller", ("g",), 8, 0, False),
+        ("caller", (EXPR, "then"), 9, 1, False),
         ("caller", ("make",), 9, 0, False),
+        ("caller", (EXPR, "go"), 10, 0, False),
         ("caller", ("Foo",), 12, 0, False),
         ("caller", ("Foo", "bar"), 13, 0, True),
         ("caller", ("Foo", "baz", "qux"), 14, 0, True),
