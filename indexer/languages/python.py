@@ -1,44 +1,84 @@
-"""Python extractor: classes, functions (methods, nested, decorated), imports, calls and bases of one file."""
+"""Python extractor: classes, functions (methods, nested, decorated), imports, calls and bases of one file.
+
+One compiled tree-sitter query finds the nodes that matter (definitions, imports, calls, assignments) in C;
+they are then read in source order with a stack of open definitions, so each lands in its enclosing scope.
+Walking every node in Python instead cost more than the parse itself.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+import tree_sitter
 
 from indexer.graph_schema import Label
-from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
+from indexer.languages.treesitter import (
+    Node, SourceLines, count_syntax_errors, first_line, last_line, parse, parser, text,
+)
 from indexer.model import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _SELF_NAMES = frozenset({"self", "cls"})
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")
+_QUERY = """
+(decorated_definition) @decorated
+(function_definition) @def
+(class_definition) @def
+(import_statement) @import
+(import_from_statement) @import
+(call) @call
+(assignment) @assign
+"""
+
+
+@cache
+def _query() -> tree_sitter.Query:
+    return tree_sitter.Query(parser("python").language, _QUERY)
+
+
+@dataclass
+class _ClassState:
+    """`self.x = Foo()` seen in any method, and the `self.x.m()` references to rewrite once the class ends."""
+
+    attr_types: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    self_attr_refs: list[int] = field(default_factory=list)  # indexes into FileFacts.references
 
 
 @dataclass
 class _Scope:
-    """Where the walk is: the entity references belong to, and what the receiver names are known to be."""
+    """An open definition: the entity references belong to, and what receiver names are known to be."""
 
     qualname: str | None = None
     is_class: bool = False
     in_method: bool = False
     local_types: dict[str, tuple[str, ...]] = field(default_factory=dict)  # x = Foo() -> {"x": ("Foo",)}
-    attr_types: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.x = Foo() in any method
+    cls: _ClassState | None = None  # the class whose methods the walk is in
+    end: int = 1 << 62  # end byte of the definition (decorators included)
+    params: tuple[int, int] = (0, 0)  # byte range of the parameter list: defaults belong to the enclosing scope
 
 
 def extract(path: str, source: bytes) -> FileFacts:
     tree = parse("python", source)
     facts = FileFacts(path=path, language="python", syntax_errors=count_syntax_errors(tree.root_node))
-    _Walker(facts, SourceLines(source)).block(tree.root_node, _Scope())
+    _Walker(facts, SourceLines(source)).run(tree.root_node)
     return facts
 
 
 def dotted_parts(node: Node) -> tuple[str, ...] | None:
     """`a.b.c` -> ("a", "b", "c"); None for anything that is not a plain dotted name."""
-    parts: list[str] = []
+    if node.type == "identifier":
+        return (text(node),)
+    if node.type != "attribute":
+        return None
+    written = text(node)
+    if _DOTTED.match(written):
+        return tuple(written.split("."))
+    parts: list[str] = []  # spaces, comments or line breaks inside the chain
     while node.type == "attribute":
         parts.append(text(node.child_by_field_name("attribute")))
         node = node.child_by_field_name("object")
-    if node.type != "identifier":
-        return None
-    parts.append(text(node))
-    return tuple(reversed(parts))
+    return (text(node), *reversed(parts)) if node.type == "identifier" else None
 
 
 class _Walker:
@@ -46,63 +86,79 @@ class _Walker:
         self.facts = facts
         self.lines = lines
         self.names = QualnameRegistry()
+        self.stack: list[_Scope] = [_Scope()]
 
-    def block(self, node: Node, scope: _Scope) -> None:
-        """Visit children, descending into definitions as new scopes and collecting everything else."""
-        stack = list(reversed(node.children))
-        while stack:
-            child = stack.pop()
-            kind = child.type
-            if kind == "decorated_definition":
-                self.definition(child.child_by_field_name("definition"), child, scope)
-            elif kind in ("function_definition", "class_definition"):
-                self.definition(child, child, scope)
-            elif kind in ("import_statement", "import_from_statement", "future_import_statement"):
-                self.imports(child, scope)
-            else:
-                if kind == "call":
-                    self.call(child, scope)
-                elif kind == "assignment" and not scope.is_class:
-                    self.remember_type(child, scope)
-                stack.extend(reversed(child.children))
+    def run(self, root: Node) -> None:
+        captures = tree_sitter.QueryCursor(_query()).captures(root)
+        found = sorted(
+            ((node.start_byte, -node.end_byte, kind, node) for kind, nodes in captures.items() for node in nodes),
+            key=lambda item: item[:3],
+        )
+        decorated: set[int] = set()
+        for start, _, kind, node in found:
+            self.close_until(start)
+            if kind == "decorated":
+                definition = node.child_by_field_name("definition")
+                if definition is not None:
+                    decorated.add(definition.id)
+                    self.definition(definition, node)
+            elif kind == "def" and node.id not in decorated:
+                self.definition(node, node)
+            elif kind == "import":
+                self.imports(node, self.stack[-1])
+            elif kind == "call":
+                self.call(node, self.scope_of(start))
+            elif kind == "assign" and not self.stack[-1].is_class:
+                self.remember_type(node, self.stack[-1])
+        self.close_until(1 << 62)
 
-    def definition(self, node: Node, outer: Node, scope: _Scope) -> None:
+    def close_until(self, position: int) -> None:
+        while len(self.stack) > 1 and self.stack[-1].end <= position:
+            closed = self.stack.pop()
+            if closed.is_class:
+                self.type_self_attributes(closed.cls)
+
+    def scope_of(self, position: int) -> _Scope:
+        top = self.stack[-1]
+        if top.params[0] <= position < top.params[1]:
+            return self.stack[-2]
+        return top
+
+    def definition(self, node: Node, outer: Node) -> None:
+        scope = self.stack[-1]
         name = text(node.child_by_field_name("name"))
         is_class = node.type == "class_definition"
         qualname = self.names.claim(scope.qualname, name)
         kind = "class" if is_class else ("method" if scope.is_class else "function")
-        start, end = first_line(outer), last_line(outer)
         self.facts.entities.append(
-            self.lines.entity(Label.CLASS if is_class else Label.FUNCTION, qualname, name, kind, start, end, scope.qualname)
+            self.lines.entity(
+                Label.CLASS if is_class else Label.FUNCTION, qualname, name, kind,
+                first_line(outer), last_line(outer), scope.qualname,
+            )
         )
+        params = node.child_by_field_name("parameters")
         inner = _Scope(
             qualname=qualname,
             is_class=is_class,
-            in_method=(scope.is_class and not is_class) or (scope.in_method and not is_class),
+            in_method=(scope.is_class or scope.in_method) and not is_class,
             local_types=dict(scope.local_types),
-            attr_types=scope.attr_types if not is_class else {},
+            cls=_ClassState() if is_class else scope.cls,
+            end=outer.end_byte,
+            params=(params.start_byte, params.end_byte) if params is not None else (0, 0),
         )
         if is_class:
             self.bases(node, qualname)
-            inner.attr_types = self.attribute_types(node)
-        for decorator in (c for c in outer.children if c.type == "decorator"):
-            self.decorator(decorator, inner, scope)
-        params = node.child_by_field_name("parameters")
-        if params is not None:  # default values are evaluated in the enclosing scope
-            self.block(params, scope)
-        self.block(node.child_by_field_name("body"), inner)
+        for decorator in outer.children if outer is not node else ():
+            if decorator.type == "decorator":
+                self.decorator(decorator, qualname)
+        self.stack.append(inner)
 
-    def decorator(self, decorator: Node, inner: _Scope, outer: _Scope) -> None:
-        """`@name` wraps the function: a call from the decorated entity; `@name(...)` is visited as a call."""
+    def decorator(self, decorator: Node, qualname: str) -> None:
+        """`@name` wraps the function: a call from the decorated entity (`@name(...)` is found as a call)."""
         expr = decorator.named_children[0] if decorator.named_children else None
-        if expr is None:
-            return
-        if expr.type == "call":
-            self.block(decorator, _Scope(inner.qualname, local_types=outer.local_types))
-            return
-        parts = dotted_parts(expr)
+        parts = dotted_parts(expr) if expr is not None else None
         if parts:
-            self.facts.references.append(Reference(inner.qualname, RefKind.CALL, parts, first_line(expr), arity=1))
+            self.facts.references.append(Reference(qualname, RefKind.CALL, parts, first_line(expr), arity=1))
 
     def bases(self, class_node: Node, qualname: str) -> None:
         superclasses = class_node.child_by_field_name("superclasses")
@@ -126,8 +182,6 @@ class _Walker:
                     add(Import(scope.qualname, module, None, "", line))  # the IMPORTS edge to a.b.c
                     add(Import(scope.qualname, module.split(".")[0], None, module.split(".")[0], line))
             return
-        if node.type == "future_import_statement":
-            return
         module = text(node.child_by_field_name("module_name"))
         if any(c.type == "wildcard_import" for c in node.children):
             add(Import(scope.qualname, module, "*", "", line))
@@ -145,13 +199,18 @@ class _Walker:
         target, inferred = self.call_target(node.child_by_field_name("function"), scope)
         if target:
             args = node.child_by_field_name("arguments")
-            arity = len(args.named_children) if args is not None and args.type == "argument_list" else None
+            arity = args.named_child_count if args is not None and args.type == "argument_list" else None
+            if target[0] == SELF and len(target) > 2 and scope.cls is not None:
+                scope.cls.self_attr_refs.append(len(self.facts.references))
             self.facts.references.append(
                 Reference(scope.qualname, RefKind.CALL, target, first_line(node), arity, inferred)
             )
 
     def call_target(self, func: Node, scope: _Scope) -> tuple[tuple[str, ...] | None, bool]:
-        if func.type == "attribute":
+        parts = dotted_parts(func)
+        if parts is None:
+            if func.type != "attribute":
+                return None, False
             obj = func.child_by_field_name("object")
             attr = text(func.child_by_field_name("attribute"))
             if obj.type == "call" and text(obj.child_by_field_name("function")) == "super":
@@ -159,48 +218,39 @@ class _Walker:
             constructed = _constructed_class(obj)
             if constructed:  # Foo(x).m()
                 return (*constructed, attr), True
-            if dotted_parts(obj) is None:  # f().m(), a[0].m(): the receiver has no name
-                return (EXPR, attr), False
-        parts = dotted_parts(func)
-        if not parts:
-            return None, False
+            return (EXPR, attr), False  # f().m(), a[0].m(): the receiver has no name
         head, rest = parts[0], parts[1:]
         if scope.in_method and head in _SELF_NAMES and rest:
-            if len(rest) >= 2 and rest[0] in scope.attr_types:
-                return scope.attr_types[rest[0]] + rest[1:], True
             return (SELF, *rest), False
         if rest and head in scope.local_types:
             return scope.local_types[head] + rest, True
         return parts, False
 
     def remember_type(self, node: Node, scope: _Scope) -> None:
-        """`x = Foo(...)` with a capitalised callee: later `x.m()` is probably `Foo.m` (a heuristic edge)."""
+        """`x = Foo(...)` / `self.x = Foo(...)` with a capitalised callee: later `x.m()` / `self.x.m()` is
+        probably `Foo.m` (a heuristic edge)."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier":
+        if left is None or right is None:
             return
         cls = _constructed_class(right)
-        if cls:
-            scope.local_types[text(left)] = cls
-        else:
-            scope.local_types.pop(text(left), None)
+        if left.type == "identifier":
+            if cls:
+                scope.local_types[text(left)] = cls
+            else:
+                scope.local_types.pop(text(left), None)
+        elif cls and scope.in_method and scope.cls is not None:
+            parts = dotted_parts(left)
+            if parts and len(parts) == 2 and parts[0] == "self":
+                scope.cls.attr_types.setdefault(parts[1], cls)
 
-    def attribute_types(self, class_node: Node) -> dict[str, tuple[str, ...]]:
-        """`self.x = Foo(...)` anywhere in the class's own methods."""
-        types: dict[str, tuple[str, ...]] = {}
-        body = class_node.child_by_field_name("body")
-        stack = list(body.children)
-        while stack:
-            node = stack.pop()
-            if node.type == "class_definition":
-                continue
-            if node.type == "assignment":
-                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-                parts = dotted_parts(left) if left is not None else None
-                cls = _constructed_class(right) if right is not None else None
-                if parts and len(parts) == 2 and parts[0] == "self" and cls:
-                    types.setdefault(parts[1], cls)
-            stack.extend(node.children)
-        return types
+    def type_self_attributes(self, cls: _ClassState) -> None:
+        """Rewrite the class's `self.x.m()` references now that every `self.x = Foo()` has been seen."""
+        refs = self.facts.references
+        for index in cls.self_attr_refs:
+            ref = refs[index]
+            typ = cls.attr_types.get(ref.target[1])
+            if typ:
+                refs[index] = replace(ref, target=typ + ref.target[2:], inferred=True)
 
 
 def _constructed_class(node: Node) -> tuple[str, ...] | None:
