@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
@@ -21,6 +22,7 @@ from indexer.model import GraphEdge, GraphNode
 from indexer.settings import Neo4jSettings
 
 BATCH = 2000
+WRITERS = 2  # concurrent write sessions
 
 
 def _chunks(rows: list[dict], size: int) -> Iterator[list[dict]]:
@@ -102,6 +104,21 @@ class GraphStore:
         return total
 
     # writes -----------------------------------------------------------------------
+    def _write_batches(
+        self, jobs: list[tuple[str, list[dict]]], repo: str, snapshot: str, progress: Callable[[int], None] | None
+    ) -> None:
+        """Run (query, rows) batches on WRITERS sessions at once: the server applies them while the client
+        packs the next. Deadlocks between batches are transient errors the driver retries."""
+        def run(job: tuple[str, list[dict]]) -> int:
+            query, rows = job
+            self._run(query, rows=rows, repo=repo, snapshot=snapshot)
+            return len(rows)
+
+        with ThreadPoolExecutor(WRITERS) as pool:
+            for done in pool.map(run, jobs):
+                if progress:
+                    progress(done)
+
     def write_nodes(
         self, repo: str, snapshot: str, nodes: Iterable[GraphNode], progress: Callable[[int], None] | None = None
     ) -> None:
@@ -113,12 +130,12 @@ class GraphStore:
                 "content_hash": node.content_hash,
             }
             by_label[node.label].append({"id": node.id, "props": {k: v for k, v in props.items() if v is not None}})
-        for label, rows in by_label.items():
-            query = _templated("write_nodes", LABEL=label.value)
-            for chunk in _chunks(rows, BATCH):
-                self._run(query, rows=chunk, repo=repo, snapshot=snapshot)
-                if progress:
-                    progress(len(chunk))
+        jobs = [
+            (_templated("write_nodes", LABEL=label.value), chunk)
+            for label, rows in by_label.items()
+            for chunk in _chunks(rows, BATCH)
+        ]
+        self._write_batches(jobs, repo, snapshot, progress)
 
     def write_edges(
         self,
@@ -132,12 +149,12 @@ class GraphStore:
         for edge in edges:
             key = (label_of[edge.src], edge.type, label_of[edge.dst])
             groups[key].append({"src": edge.src, "dst": edge.dst, "resolution": edge.resolution})
-        for (src, rel, dst), rows in sorted(groups.items()):
-            query = _templated("write_edges", SRC=src.value, TYPE=rel.value, DST=dst.value)
-            for chunk in _chunks(rows, BATCH * 2):
-                self._run(query, rows=chunk, repo=repo, snapshot=snapshot)
-                if progress:
-                    progress(len(chunk))
+        jobs = [
+            (_templated("write_edges", SRC=src.value, TYPE=rel.value, DST=dst.value), chunk)
+            for (src, rel, dst), rows in sorted(groups.items())
+            for chunk in _chunks(rows, BATCH * 2)
+        ]
+        self._write_batches(jobs, repo, snapshot, progress)
 
     # reads --------------------------------------------------------------------------
     def read(self, query: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
