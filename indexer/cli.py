@@ -222,20 +222,16 @@ def _cell(value: Any) -> str:
     return str(value).replace("\n", "⏎")
 
 
-def _default_scope(store: GraphStore, params: dict[str, Any], repo: str | None) -> None:
+def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
     """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot."""
-    complete = [s for s in store.list_snapshots(repo or params.get("repo")) if s["complete"]]
     if "repo" not in params:
-        repos = sorted({s["repo"] for s in complete})
+        repos = sorted({s["repo"] for s in store.list_snapshots() if s["complete"]})
         if len(repos) != 1:
             hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
             raise SpiderError(f"this query needs a repository: pass --repo NAME ({hint})")
         params["repo"] = repos[0]
     if "snapshot" not in params:
-        newest = [s for s in complete if s["repo"] == params["repo"]]
-        if not newest:
-            raise SpiderError(f"repository {params['repo']!r} has no complete snapshot (run `spider index`)")
-        params["snapshot"] = newest[0]["snapshot"]
+        params["snapshot"] = store.resolve_snapshot(params["repo"])
 
 
 @main.command(
@@ -263,7 +259,7 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
         values["repo"] = repo
     with connect() as store:
         if "$repo" in text or "$snapshot" in text:
-            _default_scope(store, values, repo)
+            _default_scope(store, values)
         keys, rows = store.read(text, values)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))

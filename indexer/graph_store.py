@@ -91,6 +91,32 @@ class GraphStore:
             row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
         return rows
 
+    def resolve_snapshot(self, repo: str, rev: str | None = None) -> str:
+        """The complete snapshot of `repo` a user means: `rev` as a sha (prefix) or as the revision name it was
+        indexed with (`main`, `v2.1`), newest first; without `rev` the newest complete snapshot."""
+        rows = self.list_snapshots(repo)
+        complete = [r for r in rows if r["complete"]]
+        if not rows:
+            indexed = sorted({r["repo"] for r in self.list_snapshots()})
+            hint = f"indexed: {', '.join(indexed)}" if indexed else "nothing is indexed yet: run `spider index PATH`"
+            raise SpiderError(f"no repository named {repo!r} is indexed ({hint})")
+        if not complete:
+            raise SpiderError(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
+        if rev is None:
+            return complete[0]["snapshot"]
+        by_sha = [r["snapshot"] for r in complete if len(rev) >= 4 and r["snapshot"].startswith(rev)]
+        if len(by_sha) > 1:
+            raise SpiderError(f"{rev!r} matches {len(by_sha)} snapshots of {repo}: give more of the sha")
+        by_name = [r["snapshot"] for r in complete if r["rev"] == rev]  # newest first
+        if by_sha or by_name:
+            return (by_sha or by_name)[0]
+        known = ", ".join(f"{r['snapshot'][:12]} ({r['rev']})" for r in complete[:5])
+        raise SpiderError(f"no complete snapshot of {repo} matches {rev!r} (indexed: {known})")
+
+    def function_texts(self, repo: str, snapshot: str) -> tuple[list[str], list[str]]:
+        _, rows = self.read(cypher.load("snapshot_functions"), {"repo": repo, "snapshot": snapshot})
+        return [r[0] for r in rows], [r[1] for r in rows]
+
     def delete_snapshot(self, repo: str, snapshot: str, batch: int = 10_000) -> int:
         """Delete a snapshot's graph in bounded transactions, the Snapshot marker last; returns nodes deleted."""
         total = 0

@@ -1,0 +1,63 @@
+"""BM25 over the same function texts the embeddings see (the paper's SR baseline), persisted per snapshot.
+
+Built the first time a snapshot is queried (or warmed by `spider index`) and kept under
+SPIDER_HOME/bm25/<repo>/<snapshot>/, so a query loads it instead of re-tokenising the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from indexer.settings import spider_home
+from query.tokenize import code_tokens
+
+_IDS = "node_ids.json"
+
+
+def index_dir(repo: str, snapshot: str) -> Path:
+    return spider_home() / "bm25" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
+
+
+@dataclass
+class Bm25Index:
+    node_ids: list[str]
+    model: bm25s.BM25
+
+    @classmethod
+    def build(cls, node_ids: list[str], texts: list[str]) -> "Bm25Index":
+        model = bm25s.BM25()
+        model.index([code_tokens(t) for t in texts], show_progress=False)
+        return cls(list(node_ids), model)
+
+    def save(self, directory: Path) -> None:
+        """Write to a sibling temp dir, then rename: a reader never sees half an index."""
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        self.model.save(str(staging), show_progress=False)
+        (staging / _IDS).write_text(json.dumps(self.node_ids))
+        shutil.rmtree(directory, ignore_errors=True)
+        staging.rename(directory)
+
+    @classmethod
+    def load(cls, directory: Path) -> "Bm25Index | None":
+        if not (directory / _IDS).is_file():
+            return None
+        model = bm25s.BM25.load(str(directory), show_progress=False)
+        return cls(json.loads((directory / _IDS).read_text()), model)
+
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        """Top-k (node id, score), best first; ties broken by node id; zero-score functions are left out."""
+        tokens = code_tokens(text)
+        if not tokens or not self.node_ids:
+            return []
+        scores = self.model.get_scores(tokens)
+        order = np.lexsort((np.array(self.node_ids), -scores))[:k]
+        return [(self.node_ids[i], float(scores[i])) for i in order if scores[i] > 0]
