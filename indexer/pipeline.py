@@ -1,4 +1,4 @@
-"""Index one commit: select files -> parse (parallel) -> build and resolve the graph -> write -> mark complete.
+"""Index one commit: select files -> parse (parallel) -> resolve the graph -> write -> embed -> mark complete.
 
 The stages are plain functions so that the Celery tasks (`indexer.tasks`) and the local, in-process run
 share them; only who calls `parse_batch` differs (a process pool here, workers there).
@@ -18,9 +18,12 @@ from itertools import repeat
 from typing import Callable, Iterator, Protocol
 
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
+from indexer.embedding import Embedder, open_embedder
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.parse import ParseOutcome, parse_file
+from indexer.vectorize import embed_snapshot
+from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -48,6 +51,7 @@ class IndexReport:
     nodes: Counter = field(default_factory=Counter)
     relationships: Counter = field(default_factory=Counter)
     resolutions: Counter = field(default_factory=Counter)
+    embedding: dict | None = None  # EmbedStats.to_json(); None when indexed with --no-embed
     seconds: dict = field(default_factory=dict)
 
     def stats(self) -> dict:
@@ -56,7 +60,7 @@ class IndexReport:
             "files_parsed": self.files_parsed, "other_files": self.other_files,
             "skipped": dict(self.skipped), "warnings": dict(self.warnings),
             "nodes": dict(self.nodes), "relationships": dict(self.relationships),
-            "resolutions": dict(self.resolutions), "seconds": self.seconds,
+            "resolutions": dict(self.resolutions), "embedding": self.embedding, "seconds": self.seconds,
         }
 
 
@@ -125,7 +129,7 @@ def graph_of(report: IndexReport, selection: FileSelection, outcomes: list[Parse
 
 
 def write_graph(store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress) -> None:
-    """Replace whatever (repo, snapshot) holds with `graph`, then mark it complete (the last write)."""
+    """Replace whatever (repo, snapshot) holds with `graph`; the snapshot stays incomplete (invisible)."""
     store.ensure_schema()
     if store.snapshot_state(report.repo, report.snapshot) is not None:
         store.delete_snapshot(report.repo, report.snapshot)  # a crashed or forced earlier run
@@ -135,7 +139,12 @@ def write_graph(store: GraphStore, report: IndexReport, graph: CodeGraph, progre
     store.write_edges(
         report.repo, report.snapshot, graph.edges, label_of, progress("writing relationships", len(graph.edges))
     )
-    store.complete_snapshot(report.repo, report.snapshot, report.stats())
+
+
+def embed_graph(report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress) -> None:
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        stats = embed_snapshot(report.repo, report.snapshot, graph.nodes, embedder, vectors, progress)
+    report.embedding = stats.to_json()
 
 
 def index_repository(
@@ -145,18 +154,24 @@ def index_repository(
     rev: str | None = None,
     force: bool = False,
     progress: Progress = no_progress,
+    embed: bool = True,
+    model: str | None = None,
 ) -> IndexReport:
+    """Index one commit: graph, then (unless embed=False) vectors; complete only when both are written."""
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
     state = store.snapshot_state(report.repo, report.snapshot)
     if state and state["complete"] and not force:
         report.already_indexed = True
+        stats = state["stats"] or {}
         for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
-            getattr(report, key).update((state["stats"] or {}).get(key, {}))
-        report.files_parsed = (state["stats"] or {}).get("files_parsed", 0)
-        report.other_files = (state["stats"] or {}).get("other_files", 0)
+            getattr(report, key).update(stats.get(key, {}))
+        report.files_parsed = stats.get("files_parsed", 0)
+        report.other_files = stats.get("other_files", 0)
+        report.embedding = stats.get("embedding")
         return report
+    embedder = open_embedder(model) if embed else None  # a missing model fails before any work is done
     t = time.perf_counter()
     selection = select_files(commit)
     outcomes = parse_all(commit, selection.files, progress)
@@ -167,5 +182,10 @@ def index_repository(
     t = time.perf_counter()
     write_graph(store, report, graph, progress)
     report.seconds["write"] = round(time.perf_counter() - t, 3)
+    if embedder is not None:
+        t = time.perf_counter()
+        embed_graph(report, graph, embedder, progress)
+        report.seconds["embed"] = round(time.perf_counter() - t, 3)
     report.seconds["total"] = round(time.perf_counter() - started, 3)
+    store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,11 @@ def spider_home() -> Path:
     home = Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
     home.mkdir(parents=True, exist_ok=True)
     return home
+
+
+def bm25_dir(repo: str, snapshot: str) -> Path:
+    """Where spider-query keeps a snapshot's BM25 index (`spider snapshots delete` removes it)."""
+    return spider_home() / "bm25" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
 
 
 @dataclass(frozen=True)

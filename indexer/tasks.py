@@ -17,7 +17,8 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 from indexer import neo4j_local
 from indexer.graph_store import GraphStore
 from indexer.parse import outcome_from_dict, outcome_to_dict
-from indexer.pipeline import IndexReport, batches, graph_of, parse_batch, write_graph
+from indexer.embedding import open_embedder
+from indexer.pipeline import IndexReport, batches, embed_graph, graph_of, parse_batch, write_graph
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, select_files
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
@@ -55,17 +56,23 @@ def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list]) -> lis
 
 
 @app.task(name="spider.write_snapshot", autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
-def write_snapshot_task(parsed: list[list[dict]], repo: str, sha: str, rev: str, selection: dict) -> dict:
+def write_snapshot_task(
+    parsed: list[list[dict]], repo: str, sha: str, rev: str, selection: dict, embed: bool = True
+) -> dict:
     """Resolve the whole snapshot and write it; idempotent (a redelivery rewrites the same graph)."""
     report = IndexReport(repo=repo, snapshot=sha, rev=rev)
     chosen = FileSelection(skipped=Counter(selection["skipped"]), other=selection["other"])
     graph = graph_of(report, chosen, [outcome_from_dict(d) for batch in parsed for d in batch])
+    embedder = open_embedder() if embed else None
     with GraphStore(neo4j_local.connection_settings()) as store:
         write_graph(store, report, graph)
+        if embedder is not None:
+            embed_graph(report, graph, embedder)
+        store.complete_snapshot(repo, sha, report.stats())
     return {"repo": repo, "snapshot": sha, "rev": rev, **report.stats()}
 
 
-def index_commit(path: str, repo: str, rev: str | None = None):
+def index_commit(path: str, repo: str, rev: str | None = None, embed: bool = True):
     """Enqueue (or, without a broker, run) the chord for one commit; returns the Celery result."""
     commit = open_commit(path, rev)
     selection = select_files(commit)
@@ -74,7 +81,7 @@ def index_commit(path: str, repo: str, rev: str | None = None):
         for batch in batches(selection.files)
     ]
     summary = {"skipped": dict(selection.skipped), "other": selection.other}
-    body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary)
+    body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary, embed)
     if not header:
         return body.apply_async(args=([],))
     return chord(header)(body)

@@ -7,7 +7,6 @@ SPIDER_HOME/bm25/<repo>/<snapshot>/, so a query loads it instead of re-tokenisin
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,14 +14,12 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from indexer.settings import spider_home
+from indexer.embedding import function_text
+from indexer.graph_store import GraphStore
+from indexer.settings import bm25_dir
 from query.tokenize import code_tokens
 
 _IDS = "node_ids.json"
-
-
-def index_dir(repo: str, snapshot: str) -> Path:
-    return spider_home() / "bm25" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
 
 
 @dataclass
@@ -61,3 +58,14 @@ class Bm25Index:
         scores = self.model.get_scores(tokens)
         order = np.lexsort((np.array(self.node_ids), -scores))[:k]
         return [(self.node_ids[i], float(scores[i])) for i in order if scores[i] > 0]
+
+
+def snapshot_index(store: GraphStore, repo: str, snapshot: str) -> Bm25Index:
+    """The snapshot's BM25 index: loaded from disk, or built from the graph's function code and saved."""
+    directory = bm25_dir(repo, snapshot)
+    index = Bm25Index.load(directory)
+    if index is None:
+        ids, codes = store.function_texts(repo, snapshot)
+        index = Bm25Index.build(ids, [function_text(node_id, code) for node_id, code in zip(ids, codes)])
+        index.save(directory)
+    return index

@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from indexer import neo4j_local
+from indexer.embedding import register_model
 from indexer.graph_store import GraphStore
 from indexer.settings import Neo4jSettings, external_neo4j
+from tests.fixtures.tiny_model import build_tiny_model
+
+
+TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds
 
 
 @pytest.fixture(scope="session")
@@ -18,6 +23,14 @@ def spider_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = Path(os.environ.get("SPIDER_TEST_HOME") or tmp_path_factory.mktemp("spider-home"))
     os.environ["SPIDER_HOME"] = str(home)  # the CLI run by tests (in-process or as a subprocess) uses it too
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_embedding_model(spider_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Register the tiny model in the test SPIDER_HOME and make it the default for index runs."""
+    register_model(TEST_MODEL, build_tiny_model(tmp_path_factory.mktemp("tiny-model")), dim=32, pooling="mean")
+    os.environ["SPIDER_EMBED_MODEL"] = TEST_MODEL
+    return TEST_MODEL
 
 
 @pytest.fixture(scope="session")

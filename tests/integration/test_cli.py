@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 import cypher
+from indexer.embedding import open_embedder
 from indexer.graph_store import GraphStore
+from indexer.vectors import collection_name, open_vector_store
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 
@@ -238,7 +241,7 @@ def test_without_repo_a_query_names_the_indexed_repositories(shop, tmp_path):
 
     line = one_line_error(run_spider("cypher", "callers", "--param", "id=b.py:b"))
 
-    prefix = "spider: error: this query needs a repository: pass --repo NAME (indexed: "
+    prefix = "spider: error: name a repository with --repo NAME (indexed: "
     assert line.startswith(prefix) and line.endswith(")")
     named = line[len(prefix) : -1].split(", ")
     assert {shop, other} <= set(named) and named == sorted(named)
@@ -273,12 +276,18 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     assert unknown == f"spider: error: no snapshot 'nope' of repository '{repo_name}' (see `spider snapshots list`)"
     assert node_count(store, repo_name) == 2 * (3 + 1)  # nothing deleted yet
 
+    vectors_freed = []
     for sha in (first, second):
         out = succeeded(run_spider("snapshots", "delete", repo_name, sha[:12]))
-        assert out == f"deleted {repo_name} @ {sha} (3 nodes)\n"
+        match = re.fullmatch(rf"deleted {re.escape(repo_name)} @ {sha} \(3 nodes, (\d+) vectors no snapshot uses any more\)\n", out)
+        assert match, out
+        vectors_freed.append(int(match.group(1)))
 
     assert json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json"))) == []
     assert node_count(store, repo_name) == 0
+    embedder = open_embedder()
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        assert vectors.count(repo_name) == 0 and sum(vectors_freed) > 0
 
 
 # 5. re-indexing and help -------------------------------------------------------------------------

