@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Set spider up on this machine and index a repository: `bash deploy/quickstart.sh [REPO_PATH]`.
-# Installs what is missing (git, Maven, a JDK >= 21 for Neo4j, the Python package), builds and starts the
-# local Neo4j, then indexes REPO_PATH (default: this checkout) and prints the summary.
+# Set spider up on this machine, index a repository and answer an issue with it:
+#   bash deploy/quickstart.sh [REPO_PATH ["ISSUE TEXT"]]
+# Installs what is missing (git, Maven, a JDK >= 21 for Neo4j, the Python package, the default embedding
+# model), builds and starts the local Neo4j, indexes REPO_PATH (default: this checkout), prints the summary,
+# then prints the functions spider-query ranks first for ISSUE TEXT.
 # `--setup-only` stops after the installation (CI uses it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 setup_only=false
-target="$here"
+positional=()
 for arg in "$@"; do
   case "$arg" in
     --setup-only) setup_only=true ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
-    *) target="$arg" ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) positional+=("$arg") ;;
   esac
 done
+target="${positional[0]:-$here}"
+issue="${positional[1]:-Calls through a name re-exported by a package __init__ are not linked to the function they call}"
 
 log() { printf 'quickstart: %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -58,4 +62,9 @@ spider neo4j start
 if [ "$setup_only" = true ]; then
   exit 0
 fi
-spider index "$target"
+name="$(basename "$(cd "$target" && pwd)")"
+name="${name%.git}"
+spider index "$target" --repo "$name"
+echo
+echo "spider-query \"$issue\" --repo $name -k 10"
+spider-query "$issue" --repo "$name" -k 10
