@@ -305,10 +305,19 @@ def _write_bert_onnx(src: Path, out_path: Path) -> None:
         x = layernorm(node("Add", [linear(gelu, p + "output.dense"), x]), p + "output.LayerNorm")
 
     nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
+    save_encoder(nodes, initializers, hidden, "bert", out_path)
+
+
+def save_encoder(nodes: list, initializers: list, hidden: int, name: str, out_path: Path) -> None:
+    """Write an ONNX graph with the interface fastembed runs: int64 input_ids / attention_mask /
+    token_type_ids [batch, sequence] -> float last_hidden_state [batch, sequence, hidden]."""
+    import onnx
+    from onnx import TensorProto, helper
+
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
               for n in ("input_ids", "attention_mask", "token_type_ids")]
     outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", hidden])]
-    model = helper.make_model(helper.make_graph(nodes, "bert", inputs, outputs, initializers),
+    model = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, initializers),
                               opset_imports=[helper.make_opsetid("", 17)], producer_name="spider.model_build")
     model.ir_version = 8
     onnx.checker.check_model(model)
