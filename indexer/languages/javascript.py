@@ -11,15 +11,24 @@ written (`proto.tz`, `module.exports`), the object key prefixed by the object's 
 `default` for an anonymous default export, `<anonymous>` for an IIFE, and the callee plus "()" for a block-bodied
 callback (`utils.forEach()`); anything nested is prefixed by its parent's qualname. Bodiless TypeScript
 declarations (overloads, `declare`, abstract and interface methods, all of a `.d.ts`) make no Function.
+
+Speed (every call expression is visited, and the walk cost more than the parse): the hot paths compare
+`Node.kind_id` and ask `child_by_field_id` (see `_Grammar`) instead of building `Node.type` strings, slice the
+source instead of `Node.text`, and, in a tree without ERROR/MISSING nodes, skip what the grammar says holds
+nothing to walk (a callee that is a plain dotted name, the property of a member). References and imports are
+made without the frozen dataclass `__init__` (`_raw_class`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
 
 from indexer.graph_schema import Label
-from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
+from indexer.languages.treesitter import (
+    Node, SourceLines, count_syntax_errors, first_line, last_line, parse, parser, text,
+)
 from indexer.model import EXPR, SELF, SUPER, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _FUNCTIONS = frozenset({
@@ -31,6 +40,7 @@ _CLASSES = frozenset({
 })  # fmt: skip
 _DEFINITIONS = _FUNCTIONS | _CLASSES
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
+_CALLBACKS = _DEFINITIONS | _WRAPPERS  # arguments that may be (wrapped) functions or classes
 _LEAVES = frozenset({
     "identifier", "property_identifier", "private_property_identifier", "shorthand_property_identifier",
     "type_identifier", "string", "number", "regex", "comment", "true", "false", "null", "undefined", "this",
@@ -39,6 +49,11 @@ _LEAVES = frozenset({
 })  # fmt: skip
 _MAX_CALLEE_TEXT = 120  # longer callee texts (they swallow earlier callbacks of a chain) are shortened
 _NEWLINE_RUN = re.compile(r"\s*\n\s*")
+_DOTTED_BYTES = re.compile(rb"[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)+\Z")  # a.b, this.#c (ASCII, no spaces)
+_NOT_HEADS = frozenset({"import", "new", "undefined", "null", "true", "false"})  # no identifiers: not a chain
+_MAX_DOTTED_TEXT = 200  # longer callees are not read as text (a chain of calls would be copied again and again)
+_PROPERTIES = frozenset({"property_identifier", "private_property_identifier", "identifier"})  # links of a chain
+_CHAIN_LINKS = frozenset({"member_expression", "nested_identifier", "non_null_expression"})
 
 
 def extract(path: str, source: bytes) -> FileFacts:
@@ -57,7 +72,10 @@ def extract(path: str, source: bytes) -> FileFacts:
         syntax_errors=count_syntax_errors(root),
     )
     declaration_file = lower.endswith((".d.ts", ".d.mts", ".d.cts")) or re.search(r"\.d\.[^/]*\.ts$", lower)
-    _Walker(facts, SourceLines(source)).run(root, ambient=bool(declaration_file))
+    walker = _Walker(facts, SourceLines(source), _grammar(grammar))
+    walker.src = source
+    walker.typed = grammar != "javascript"  # the JavaScript grammar has no annotations (nor their node types)
+    walker.run(root, ambient=bool(declaration_file))
     return facts
 
 
@@ -76,9 +94,10 @@ class _Ctx:
     ambient: bool = False  # .d.ts: no Function entities
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Name:
-    """What a parent tells its function/class child: how it is named and where its span is."""
+    """What a parent tells its function/class child: how it is named and where its span is (never changed;
+    not frozen, which would make each of these, one per callback, several times dearer to make)."""
 
     claim: str | None  # name to claim under the scope (may be dotted); None: the node's own `name`
     display: str | None  # Entity.name; None: last component of `claim`
@@ -92,32 +111,44 @@ _OBJ, _DECL, _STMT, _REQUIRE = "obj", "decl", "stmt", "require"
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts, lines: SourceLines) -> None:
+    def __init__(self, facts: FileFacts, lines: SourceLines, grammar: _Grammar) -> None:
         self.facts = facts
         self.lines = lines
+        self.g = grammar
+        self.src = b""  # the parsed bytes: `src[node.start_byte:node.end_byte]` is `node.text`, but cheaper
         self.names = QualnameRegistry()
         self.bound: dict[tuple[str | None, str], str] = {}  # (scope, claimed name) -> qualname, first wins
         self.exports: list[tuple[str | None, Export]] = []
         self.stack: list[tuple[Node, _Ctx, object]] = []
+        self.clean = True  # no ERROR / MISSING node in the tree: node shapes are as the grammar says
+        self.typed = True  # TypeScript: type annotations to read
 
     # ---- driver
 
     def run(self, root: Node, ambient: bool) -> None:
+        self.clean = not root.has_error
         stack = self.stack
         stack.append((root, _Ctx(None, ambient=ambient), None))
-        handlers = _HANDLERS
+        handlers = self.g.handlers
+        leaves = self.g.leaves
+        pop, push = stack.pop, stack.append
         while stack:
-            node, ctx, hint = stack.pop()
-            handler = handlers.get(node.type)
+            node, ctx, hint = pop()
+            handler = handlers.get(node.kind_id)
             if handler is not None:
                 handler(self, node, ctx, hint)
-            else:
-                self.children(node, ctx)
+            else:  # any other node: its children, in order
+                for c in reversed(node.named_children):
+                    if c.kind_id not in leaves:
+                        push((c, ctx, None))
         self.finish_exports()
 
     def children(self, node: Node, ctx: _Ctx) -> None:
-        leaves = _LEAVES
-        self.stack.extend((c, ctx, None) for c in reversed(node.named_children) if c.type not in leaves)
+        leaves = self.g.leaves
+        push = self.stack.append
+        for c in reversed(node.named_children):
+            if c.kind_id not in leaves:
+                push((c, ctx, None))
 
     def push(self, items: list[tuple[Node, _Ctx, object]]) -> None:
         self.stack.extend(reversed(items))
@@ -130,8 +161,11 @@ class _Walker:
     def entity(self, node: Node, ctx: _Ctx, hint: object) -> None:
         """A function or class node: an entity when it has a name (its own or its parent's) and a body."""
         t = node.type
-        is_class = t in _CLASSES
         name_hint = hint if isinstance(hint, _Name) else None
+        if name_hint is None and t == "arrow_function":  # no name of its own: part of the enclosing entity
+            self.children(node, ctx)
+            return
+        is_class = t in _CLASSES
         body = node.child_by_field_name("body")
         if t != "arrow_function" and not is_class and body is not None and body.type != "statement_block":
             body = None  # error recovery
@@ -152,19 +186,22 @@ class _Walker:
             kind = "function"
         if name_hint is not None and name_hint.kind:
             kind = name_hint.kind
-        start = name_hint.start if name_hint is not None else first_line(node)
-        end = name_hint.end if name_hint is not None else last_line(node)
-        start, end = min(start, first_line(node)), max(end, last_line(node))
+        first, last = first_line(node), last_line(node)
+        if name_hint is not None:
+            start, end = min(name_hint.start, first), max(name_hint.end, last)
+        else:
+            start, end = first, last
         qualname = self.define(Label.CLASS if is_class else Label.FUNCTION, ctx, claim, display, kind, start, end)
         if is_class:
-            inner = _Ctx(qualname, types={}, fields=_field_types(body), module_level=ctx.module_level,
-                         ambient=ctx.ambient)  # fmt: skip
+            fields_ = _field_types(body) if self.typed else {}
+            inner = _Ctx(qualname, types={}, fields=fields_, module_level=ctx.module_level, ambient=ctx.ambient)
             self.heritage(node, qualname)
         else:
-            inner = _Ctx(qualname, types=_parameter_types(node), fields=ctx.fields,
+            inner = _Ctx(qualname, types=_parameter_types(node) if self.typed else {}, fields=ctx.fields,
                          module_level=ctx.module_level, ambient=ctx.ambient)  # fmt: skip
         items = [(n, inner, None) for n in (name_hint.extra if name_hint is not None else ())]
-        items.extend((c, inner, None) for c in node.named_children if c.type not in _LEAVES)
+        leaves = self.g.leaves
+        items.extend((c, inner, None) for c in node.named_children if c.kind_id not in leaves)
         self.push(items)
 
     def define(self, label: Label, ctx: _Ctx, claim: str, display: str, kind: str, start: int, end: int) -> str:
@@ -188,7 +225,8 @@ class _Walker:
         display = _key_name(name_node)
         start = min(start, first_line(node))
         qualname = self.define(Label.FUNCTION, ctx, claim, display, kind or "method", start, last_line(node))
-        inner = _Ctx(qualname, types=_parameter_types(node), fields=ctx.fields, module_level=ctx.module_level)
+        types = _parameter_types(node) if self.typed else {}
+        inner = _Ctx(qualname, types=types, fields=ctx.fields, module_level=ctx.module_level)
         items = [(n, inner, None) for n in extra]
         items.extend((c, inner, None) for c in node.named_children if c.type not in _LEAVES and c != name_node)
         if name_node.type == "computed_property_name":
@@ -233,25 +271,33 @@ class _Walker:
         """Object literal: `key: function`, `key: () =>`, `key() {}` become `<object variable>.key` entities."""
         prefix = hint[1] if isinstance(hint, tuple) and hint[0] == _OBJ else ""
         items: list[tuple[Node, _Ctx, object]] = []
+        g = self.g
         for member in node.named_children:
-            t = member.type
-            if t == "pair":
-                key, value = member.child_by_field_name("key"), _unwrap(member.child_by_field_name("value"))
-                if key is not None and key.type == "computed_property_name":
+            t = member.kind_id
+            if t in g.pair:
+                key, value = member.child_by_field_id(g.f_key), member.child_by_field_id(g.f_value)
+                if key is not None and key.kind_id in g.computed_property_name:
                     items.append((key, ctx, None))
                 if value is None:
                     continue
-                name = _key_name(key) if key is not None else ""
-                if name and value.type in _DEFINITIONS:
-                    items.append((value, ctx, _Name(prefix + name, name, first_line(member), last_line(member))))
-                elif name and value.type == "object":
-                    items.append((value, ctx, (_OBJ, prefix + name + ".")))
-                elif value.type not in _LEAVES:
+                vt = value.kind_id
+                if vt in g.wrappers:
+                    value = _unwrap(value)
+                    vt = value.kind_id
+                if vt in g.definitions_or_object:
+                    name = _key_name(key) if key is not None else ""
+                    if name and vt in g.object:
+                        items.append((value, ctx, (_OBJ, prefix + name + ".")))
+                        continue
+                    if name:
+                        items.append((value, ctx, _Name(prefix + name, name, first_line(member), last_line(member))))
+                        continue
+                if vt not in g.leaves:
                     items.append((value, ctx, None))
-            elif t == "method_definition":
+            elif t in g.method_definition:
                 name = _key_name(member.child_by_field_name("name"))
                 items.append((member, ctx, _Name(prefix + name, name, first_line(member), last_line(member), "method")))
-            elif t not in _LEAVES:
+            elif t not in g.leaves:
                 items.append((member, ctx, None))
         self.push(items)
 
@@ -280,18 +326,13 @@ class _Walker:
 
     def declaration(self, node: Node, ctx: _Ctx, hint: object) -> None:
         """`const|let|var a = …, b = …`: the whole statement (with `export`) is each function's span."""
-        if isinstance(hint, _Name):
-            start, end = hint.start, hint.end
-        else:
-            start, end = first_line(node), last_line(node)
-        self.push([(c, ctx, (_DECL, start, end)) if c.type == "variable_declarator" else (c, ctx, None)
-                   for c in node.named_children if c.type not in _LEAVES])  # fmt: skip
+        span = (_DECL, hint if isinstance(hint, _Name) else node)  # the lines are only read for a function
+        leaves = self.g.leaves
+        self.push([(c, ctx, span) if c.type == "variable_declarator" else (c, ctx, None)
+                   for c in node.named_children if c.kind_id not in leaves])  # fmt: skip
 
     def declarator(self, node: Node, ctx: _Ctx, hint: object) -> None:
-        if isinstance(hint, tuple) and hint[0] == _DECL:
-            start, end = hint[1], hint[2]
-        else:
-            start, end = first_line(node), last_line(node)
+        span = hint[1] if isinstance(hint, tuple) and hint[0] == _DECL else node
         name_node = node.child_by_field_name("name")
         raw_value = node.child_by_field_name("value")
         value = _unwrap(raw_value)
@@ -301,9 +342,10 @@ class _Walker:
             return
         is_identifier = name_node.type == "identifier"
         name = text(name_node) if is_identifier else ""
+        vt = value.type if value is not None else None
         if is_identifier:
-            declared = _annotation_parts(node.child_by_field_name("type"))
-            constructed = _constructed(value)
+            declared = _annotation_parts(node.child_by_field_name("type")) if self.typed else None
+            constructed = _chain(value.child_by_field_name("constructor")) if vt == "new_expression" else None
             if declared:
                 ctx.types[name] = (declared, False)
             elif constructed:
@@ -314,18 +356,19 @@ class _Walker:
             items.append((name_node, ctx, None))  # defaults inside a destructuring pattern
         if value is None:
             pass
-        elif value.type in _DEFINITIONS and is_identifier:
+        elif vt in _DEFINITIONS and is_identifier:
+            start, end = (span.start, span.end) if isinstance(span, _Name) else (first_line(span), last_line(span))
             items.append((value, ctx, _Name(name, name, start, end)))
-        elif value.type == "object" and is_identifier:
+        elif vt == "object" and is_identifier:
             items.append((value, ctx, (_OBJ, name + ".")))
-        elif (module := _require(value)) is not None:
+        elif vt == "call_expression" and (module := _require(value)) is not None:
             self.require_binding(name_node, module, None, first_line(node), ctx)
             items.append((value, ctx, _REQUIRE))
-        elif value.type == "member_expression" and (module := _require(value.child_by_field_name("object"))):
+        elif vt == "member_expression" and (module := _require(value.child_by_field_name("object"))):
             prop = value.child_by_field_name("property")
             self.require_binding(name_node, module, text(prop), first_line(node), ctx)
             items.append((value.child_by_field_name("object"), ctx, _REQUIRE))
-        elif value.type not in _LEAVES:
+        elif vt not in _LEAVES:
             items.append((value, ctx, None))
         self.push(items)
 
@@ -353,19 +396,28 @@ class _Walker:
 
     def statement(self, node: Node, ctx: _Ctx, hint: object) -> None:
         """expression_statement: an assignment in it spans the whole statement."""
+        if self.clean:  # one expression (then `;` and comments, nothing to walk): no list of every child
+            c = node.child(0)
+            g = self.g
+            t = c.kind_id
+            if t not in g.comment:
+                if t in g.call:  # the most common statement: handled now rather than pushed and popped
+                    self.call(c, ctx, None)
+                elif t in g.assignment:
+                    self.stack.append((c, ctx, (_STMT, node)))
+                elif t not in g.leaves:
+                    self.stack.append((c, ctx, None))
+                return
         items = []
         for c in node.named_children:
             if c.type == "assignment_expression":
-                items.append((c, ctx, (_STMT, first_line(node), last_line(node))))
+                items.append((c, ctx, (_STMT, node)))
             elif c.type not in _LEAVES:
                 items.append((c, ctx, None))
         self.push(items)
 
     def assignment(self, node: Node, ctx: _Ctx, hint: object) -> None:
-        if isinstance(hint, tuple) and hint[0] == _STMT:
-            start, end = hint[1], hint[2]
-        else:
-            start, end = first_line(node), last_line(node)
+        span = hint[1] if isinstance(hint, tuple) and hint[0] == _STMT else node
         left, right = node.child_by_field_name("left"), _unwrap(node.child_by_field_name("right"))
         if left is None or right is None:
             self.children(node, ctx)
@@ -387,7 +439,7 @@ class _Walker:
             self.commonjs_export(left, right, target, ctx)
         if target and right.type in _DEFINITIONS:
             display = text(left.child_by_field_name("property")) if left.type == "member_expression" else None
-            items.append((right, ctx, _Name(target, display or None, start, end)))
+            items.append((right, ctx, _Name(target, display or None, first_line(span), last_line(span))))
         elif target and right.type == "object":
             items.append((right, ctx, (_OBJ, target + ".")))
         elif right.type not in _LEAVES:
@@ -438,7 +490,14 @@ class _Walker:
 
     def import_statement(self, node: Node, ctx: _Ctx, hint: object) -> None:
         source = node.child_by_field_name("source")
-        module = _string_value(source) if source is not None else None
+        if source is None:
+            module = None
+        elif self.clean and source.type == "string" and b"&" not in (
+            raw := self.src[source.start_byte + 1 : source.end_byte - 1]
+        ):
+            module = raw.decode("utf-8", "replace")  # the fragments and escapes between the quotes, read at once
+        else:
+            module = _string_value(source)
         line = first_line(node)
         add = self.facts.imports.append
         bound = False
@@ -576,87 +635,211 @@ class _Walker:
     # ---- calls
 
     def call(self, node: Node, ctx: _Ctx, hint: object) -> None:
-        func = node.child_by_field_name("function")
-        args = node.child_by_field_name("arguments")
+        g = self.g
+        func = node.child_by_field_id(g.f_function)
         if func is None:
             self.children(node, ctx)
             return
-        if hint == _REQUIRE:
+        if hint is not None and hint == _REQUIRE:
             return
-        items: list[tuple[Node, _Ctx, object]] = []
-        if func.type == "import" or (func.type == "identifier" and text(func) == "require"):
-            module = _first_string_argument(args)
-            if module is not None:
-                self.facts.imports.append(Import(ctx.scope, module, None, "", first_line(node)))
+        args = node.child_by_field_id(g.f_arguments)
+        ft = func.kind_id
+        if ft in g.identifier:
+            name = self.src[func.start_byte:func.end_byte].decode("utf-8", "replace")
+            if name == "require":
+                if self.import_call(node, args, ctx):
+                    return
+                target: tuple[str, ...] | None = None
+            else:
+                target = (name,)
+            items: list[tuple[Node, _Ctx, object]] = []
+        elif ft in g.member:
+            target, items = self.member_callee(func, ctx, False)
+        elif ft in g.import_:
+            if self.import_call(node, args, ctx):
                 return
+            target, items = None, []
         else:
-            self.reference(ctx, func, args, first_line(node), constructor=False)
-            inner = _unwrap(func)
-            if inner.type in _DEFINITIONS:  # IIFE: (function () {…})(), !function () {…}()
-                items.append((inner, ctx, _Name("<anonymous>", "<anonymous>", first_line(inner), last_line(inner))))
-            elif (
-                inner.type == "member_expression"
-                and (obj := _unwrap(inner.child_by_field_name("object"))).type in _FUNCTIONS
-                and text(inner.child_by_field_name("property")) in ("call", "apply")
-            ):  # (function () {…}).call(this)
-                items.append((obj, ctx, _Name("<anonymous>", "<anonymous>", first_line(obj), last_line(obj))))
-            elif inner.type not in _LEAVES:
-                items.append((inner, ctx, None))
-        if args is not None:
-            items.extend(self.arguments(func, args, ctx))
-        self.push(items)
+            target, items = self.other_callee(func, ctx)
+        if args is not None:  # the arguments, inline (the most common node): arity and what to walk
+            count = 0
+            leaves = g.leaves
+            n = args.named_child_count  # one argument, or none, is the common case: no list of every child
+            for arg in (args.named_child(0),) if n == 1 else args.named_children if n else ():
+                t = arg.kind_id
+                if t in leaves:
+                    if t not in g.comment:
+                        count += 1
+                    continue
+                count += 1
+                if t in g.callbacks:
+                    self.callback(func, arg, ctx, items)
+                else:
+                    items.append((arg, ctx, None))
+            arity = count if args.kind_id in g.arguments else None
+        else:
+            arity = None
+        if target:
+            inferred = False
+            if len(target) >= 2:
+                types = ctx.types
+                if target[0] in types:
+                    typ, inferred = types[target[0]]
+                    target = typ + target[1:]
+                elif len(target) >= 3 and target[0] == SELF and target[1] in ctx.fields:
+                    target = ctx.fields[target[1]] + target[2:]
+            self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, node.start_point[0] + 1, arity, inferred))
+        if items:
+            self.stack.extend(reversed(items))
+
+    def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list]:
+        """Any callee but a name or a member: `super(…)`, `(function () {…})()`, `(a || b)()`, `f()()`."""
+        target = (SUPER, "constructor") if func.type == "super" else _chain(func)
+        inner = _unwrap(func)
+        if not target and inner is not None and inner.type == "member_expression":
+            target = _expr_target(inner)
+        it = inner.type
+        if it in _DEFINITIONS:  # IIFE: (function () {…})(), !function () {…}()
+            return target, [(inner, ctx, _Name("<anonymous>", "<anonymous>", first_line(inner), last_line(inner)))]
+        if (
+            it == "member_expression"
+            and (obj := _unwrap(inner.child_by_field_name("object"))).type in _FUNCTIONS
+            and text(inner.child_by_field_name("property")) in ("call", "apply")
+        ):  # (function () {…}).call(this)
+            return target, [(obj, ctx, _Name("<anonymous>", "<anonymous>", first_line(obj), last_line(obj)))]
+        if it not in _LEAVES:
+            return target, [(inner, ctx, None)]
+        return target, []
+
+    def import_call(self, node: Node, args: Node | None, ctx: _Ctx) -> bool:
+        """`require("m")`, `import("m")`: an import (nothing else is looked at inside)."""
+        module = _first_string_argument(args)
+        if module is None:
+            return False
+        self.facts.imports.append(Import(ctx.scope, module, None, "", node.start_point[0] + 1))
+        return True
+
+    def member_callee(self, func: Node, ctx: _Ctx, constructor: bool) -> tuple[tuple[str, ...] | None, list]:
+        """`a.b.c` / `f().m` as callee: the call target, and what of the callee is still to be walked."""
+        g = self.g
+        obj = func.child_by_field_id(g.f_object)
+        prop = func.child_by_field_id(g.f_property)
+        if obj is None or prop is None:
+            return None, [(func, ctx, None)]
+        pt = prop.kind_id
+        ot = obj.kind_id
+        src = self.src
+        if pt in g.properties:
+            if ot in g.name:
+                target = (
+                    src[obj.start_byte:obj.end_byte].decode("utf-8", "replace"),
+                    src[prop.start_byte:prop.end_byte].decode("utf-8", "replace"),
+                )
+            elif ot in g.this:
+                target = (SELF, src[prop.start_byte:prop.end_byte].decode("utf-8", "replace"))
+            elif ot in g.super:
+                target = (SUPER, src[prop.start_byte:prop.end_byte].decode("utf-8", "replace"))
+            elif ot in g.chain_links:
+                if self.clean and func.end_byte - func.start_byte <= _MAX_DOTTED_TEXT:
+                    written = func.text
+                    if _DOTTED_BYTES.match(written):  # a plain dotted name
+                        parts = written.decode().split(".")
+                        head = parts[0]
+                        if head not in _NOT_HEADS:
+                            if head == "this":
+                                parts[0] = SELF
+                            elif head == "super":
+                                parts[0] = SUPER
+                            return tuple(parts), []
+                head_parts = _chain(obj)
+                target = (*head_parts, text(prop)) if head_parts else None
+            else:
+                target = None
+            if target:  # nothing to walk in a chain of names (unless error recovery put more into it)
+                return target, ([] if self.clean else [(func, ctx, None)])
+        if ot in g.wrappers:
+            uobj = _unwrap(obj)
+            uot = uobj.kind_id
+        else:
+            uobj, uot = obj, ot
+        target = None
+        if not constructor:
+            if uot in g.functions:
+                if text(prop) in ("call", "apply"):  # (function () {…}).call(this)
+                    return None, [(uobj, ctx, _Name("<anonymous>", "<anonymous>", first_line(uobj), last_line(uobj)))]
+            elif pt in g.property_identifier and uot not in g.definitions:
+                # make().then(), arr[0].go(): only a repo-unique method name can match
+                target = (EXPR, src[prop.start_byte:prop.end_byte].decode("utf-8", "replace"))
+        if self.clean and pt in g.leaves:  # the member's only other named children: a leaf property, `?.`
+            return target, ([(obj, ctx, None)] if ot not in g.leaves else [])
+        return target, [(func, ctx, None)]
+
+    def member(self, node: Node, ctx: _Ctx, hint: object) -> None:
+        """`a.b` read (not called): only the object can hold anything to walk; the property is a name."""
+        if not self.clean:
+            self.children(node, ctx)
+            return
+        obj = node.child_by_field_id(self.g.f_object)
+        if obj is not None and obj.kind_id not in self.g.leaves:
+            self.stack.append((obj, ctx, None))
 
     def new(self, node: Node, ctx: _Ctx, hint: object) -> None:
-        ctor = node.child_by_field_name("constructor")
-        args = node.child_by_field_name("arguments")
-        items: list[tuple[Node, _Ctx, object]] = []
-        if ctor is not None:
-            self.reference(ctx, ctor, args, first_line(node), constructor=True)
-            if ctor.type not in _LEAVES:
-                items.append((ctor, ctx, None))
-            if args is not None:
-                items.extend(self.arguments(ctor, args, ctx))
-        self.push(items)
-
-    def arguments(self, callee: Node, args: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx, object]]:
-        """Block-bodied callbacks become `<callee>()` entities; expression-bodied arrows stay in the caller."""
-        items: list[tuple[Node, _Ctx, object]] = []
-        name = None
-        for arg in args.named_children:
-            inner = _unwrap(arg)
-            t = inner.type
-            if t in _DEFINITIONS and (t in _CLASSES or t != "arrow_function" or _block_body(inner)):
-                if name is None:
-                    name = _callee_name(callee) + "()"
-                items.append((inner, ctx, _Name(name, name, first_line(inner), last_line(inner))))
-            elif t not in _LEAVES:
-                items.append((inner, ctx, None))
-        return items
-
-    def reference(self, ctx: _Ctx, func: Node, args: Node | None, line: int, constructor: bool) -> None:
-        if func.type == "super" and not constructor:
-            target: tuple[str, ...] | None = (SUPER, "constructor")
-        else:
-            target = _chain(func)
-        member = _unwrap(func)
-        if not target and member is not None and member.type == "member_expression" and not constructor:
-            prop, obj = member.child_by_field_name("property"), _unwrap(member.child_by_field_name("object"))
-            if prop is not None and prop.type == "property_identifier" and obj is not None and obj.type not in _DEFINITIONS:
-                target = (EXPR, text(prop))  # make().then(), arr[0].go(): only a repo-unique method name can match
-        if not target:
+        ctor = node.child_by_field_id(self.g.f_constructor)
+        if ctor is None:
             return
+        args = node.child_by_field_id(self.g.f_arguments)
+        ct = ctor.type
+        if ct == "identifier":
+            target: tuple[str, ...] | None = (text(ctor),)
+            items: list[tuple[Node, _Ctx, object]] = []
+        elif ct == "member_expression":
+            target, items = self.member_callee(ctor, ctx, True)
+        else:
+            target = _chain(ctor)
+            items = [(ctor, ctx, None)] if ct not in _LEAVES else []
+        arity = self.arguments(ctor, args, ctx, items) if args is not None else 0
+        if target:
+            self.add_call(ctx, target, node.start_point[0] + 1, arity)
+        self.stack.extend(reversed(items))
+
+    def callback(self, callee: Node, arg: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> None:
+        """An argument that is (or wraps) a function or class: block-bodied callbacks become `<callee>()`
+        entities; expression-bodied arrows stay in the caller."""
+        arg = _unwrap(arg)
+        t = arg.type
+        if t in _DEFINITIONS and (t in _CLASSES or t != "arrow_function" or _block_body(arg)):
+            name = _callee_name(callee) + "()"
+            items.append((arg, ctx, _Name(name, name, first_line(arg), last_line(arg))))
+        elif t not in _LEAVES:
+            items.append((arg, ctx, None))
+
+    def arguments(self, callee: Node, args: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> int | None:
+        """Adds the arguments to walk to `items`; returns the arity (None for a tagged template)."""
+        g = self.g
+        count = 0
+        leaves = g.leaves
+        for arg in args.named_children:
+            t = arg.kind_id
+            if t in leaves:
+                if t not in g.comment:
+                    count += 1
+                continue
+            count += 1
+            if t in g.callbacks:
+                self.callback(callee, arg, ctx, items)
+            else:
+                items.append((arg, ctx, None))
+        return count if args.kind_id in g.arguments else None
+
+    def add_call(self, ctx: _Ctx, target: tuple[str, ...], line: int, arity: int | None) -> None:
         inferred = False
-        if len(target) >= 2 and target[0] in ctx.types:
-            typ, inferred = ctx.types[target[0]]
-            target = typ + target[1:]
-        elif len(target) >= 3 and target[0] == SELF and target[1] in ctx.fields:
-            target = ctx.fields[target[1]] + target[2:]
-        if args is None:
-            arity: int | None = 0 if constructor else None
-        elif args.type == "arguments":
-            arity = sum(1 for a in args.named_children if a.type != "comment")
-        else:  # tagged template
-            arity = None
+        if len(target) >= 2:
+            types = ctx.types
+            if target[0] in types:
+                typ, inferred = types[target[0]]
+                target = typ + target[1:]
+            elif len(target) >= 3 and target[0] == SELF and target[1] in ctx.fields:
+                target = ctx.fields[target[1]] + target[2:]
         self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, line, arity, inferred))
 
     def decorator(self, node: Node, ctx: _Ctx, hint: object) -> None:
@@ -687,9 +870,59 @@ _HANDLERS = {
     "ambient_declaration": _Walker.ambient,
     "call_expression": _Walker.call,
     "new_expression": _Walker.new,
+    "member_expression": _Walker.member,
     "decorator": _Walker.decorator,
     **{t: _Walker.leaf for t in _LEAVES},
 }
+
+
+class _Grammar:
+    """A grammar's node kinds and fields as the integers tree-sitter hands out: comparing `Node.kind_id` and
+    asking `child_by_field_id` is much cheaper than building `Node.type` strings and looking field names up.
+    Each set holds every id whose name is the type the string version compares against."""
+
+    def __init__(self, name: str) -> None:
+        language = parser(name).language
+        names = {i: language.node_kind_for_id(i) for i in range(language.node_kind_count)}
+        names[0xFFFF] = "ERROR"
+
+        def ids(*types: str) -> frozenset[int]:
+            return frozenset(i for i, n in names.items() if n in types)
+
+        self.handlers = {i: _HANDLERS[n] for i, n in names.items() if n in _HANDLERS}
+        self.leaves = ids(*_LEAVES)
+        self.comment = ids("comment")
+        self.callbacks = ids(*_CALLBACKS)
+        self.identifier = ids("identifier")
+        self.name = ids("identifier", "type_identifier")
+        self.member = ids("member_expression")
+        self.import_ = ids("import")
+        self.call = ids("call_expression")
+        self.assignment = ids("assignment_expression")
+        self.arguments = ids("arguments")
+        self.properties = ids(*_PROPERTIES)
+        self.property_identifier = ids("property_identifier")
+        self.this = ids("this")
+        self.super = ids("super")
+        self.chain_links = ids(*_CHAIN_LINKS)
+        self.wrappers = ids(*_WRAPPERS)
+        self.functions = ids(*_FUNCTIONS)
+        self.definitions = ids(*_DEFINITIONS)
+        self.definitions_or_object = ids(*_DEFINITIONS, "object")
+        self.object = ids("object")
+        self.pair = ids("pair")
+        self.method_definition = ids("method_definition")
+        self.computed_property_name = ids("computed_property_name")
+        field_id = language.field_id_for_name
+        self.f_function, self.f_arguments = field_id("function"), field_id("arguments")
+        self.f_constructor = field_id("constructor")
+        self.f_object, self.f_property = field_id("object"), field_id("property")
+        self.f_key, self.f_value = field_id("key"), field_id("value")
+
+
+@cache
+def _grammar(name: str) -> _Grammar:
+    return _Grammar(name)
 
 
 # --------------------------------------------------------------------------------------------------- helpers
@@ -703,6 +936,14 @@ def _unwrap(node: Node | None) -> Node | None:
             return node
         node = inner
     return node
+
+
+def _expr_target(member: Node) -> tuple[str, ...] | None:
+    """`make().then`, `arr[0].go`: only a repo-unique method name can match."""
+    prop, obj = member.child_by_field_name("property"), _unwrap(member.child_by_field_name("object"))
+    if prop is not None and prop.type == "property_identifier" and obj is not None and obj.type not in _DEFINITIONS:
+        return (EXPR, text(prop))
+    return None
 
 
 def _object_members(obj: Node, prefix: str) -> list[tuple[str, str]]:
