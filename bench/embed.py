@@ -1,0 +1,730 @@
+"""Embedding and query latency: the embed stage vs raw fastembed, Edge vector search, DER and BM25 end to end.
+
+Three phases (`--phases embed,search,der`; each can run alone and is merged into the results file):
+
+  embed   On a real repository (bare git dir + revision) the graph is built with the pipeline's stages
+          (open_commit, select_files, parse_all, graph_of); a seeded sample of --sample functions (unique
+          content hashes, as embed_snapshot keys them) is embedded three ways, interleaved, --passes times:
+            (a) raw:      the Embedder's fastembed `TextEmbedding.embed(texts, batch_size=32)`, texts in the
+                          pipeline's order (node id), exactly the strings the pipeline embeds
+                          (function_text + cut_text; the tokenizer truncates to max_tokens in both);
+            (b) embed_documents: the same texts through `Embedder.embed_documents` (length-sorted batches);
+            (c) the whole stage: `embed_snapshot` into a fresh temporary Edge store (missing() lookup,
+                add_snapshot, chunked embed_documents, upserts); opening and closing the store timed apart.
+          Reported: texts/s (median and best pass), CPU seconds, (c)/(a) and (c)/(b), the split of (c)
+          between embedding and store calls, token-length distribution after truncation, and how many texts
+          the truncation cut. --full adds one interleaved pass of (a), (b), (c) over every function.
+  search  A temporary Edge store with --points points of dim 384 in one snapshot of one repository, plus
+          other snapshots of that repository and other repositories (random unit vectors, realistic
+          payload: repo, several snapshots per point, node ids, paths). p50/p95 of `VectorStore.search`
+          (filtered on repo + snapshot, exact) for top-500 (DER's candidate pool) and top-20, interleaved,
+          over --queries random queries; reopen time.
+  der     Indexes the repository for real (`index_repository`, default model) as `bench/<name>-<time>`, then
+          times spider-query's path in process: model load (apart), then per issue text embed_query +
+          search(k) + `query.results.ranked` (Neo4j) for --issues real issues of that repository from
+          /work/shared/bench/instances.jsonl, warm, p50/p95; BM25: the first query's build (and save) of the
+          index, load from disk, warm `Bm25Index.search` + ranked() on the same issues (interleaved with
+          DER); and the wall time of a cold `spider-query` process for each method. At the end the snapshot
+          is deleted from Neo4j, the vectors and the BM25 directory, so nothing is left behind.
+
+    python bench/embed.py --git-dir /work/.mirror/sphinx-doc+sphinx/repo \\
+        --rev 6cb783c0024a873722952a67ebb9f41771c8eb6d --name sphinx-doc/sphinx --sample 1500 --passes 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from indexer import neo4j_local  # noqa: E402
+from indexer.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
+from indexer.graph_schema import Label  # noqa: E402
+from indexer.graph_store import GraphStore  # noqa: E402
+from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from indexer.settings import bm25_dir  # noqa: E402
+from indexer.vectorize import embed_snapshot  # noqa: E402
+from indexer.vectors import EdgeVectorStore, collection_name, open_vector_store, point_id  # noqa: E402
+from indexer.walk import open_commit, select_files  # noqa: E402
+
+INSTANCES = Path("/work/shared/bench/instances.jsonl")
+TARGETS = {
+    "embed_pipeline_vs_raw": 0.90,  # (c) texts/s / (a) texts/s
+    "search_p50_ms": 10.0,  # and p95, top-500 and top-20, >= 50k points
+    "der_p50_ms": 250.0,  # warm, query embedding included, model load apart
+}
+
+
+# ---- helpers ------------------------------------------------------------------------------------------------
+
+
+def loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def stats_ms(seconds: list[float]) -> dict:
+    ms = np.asarray(seconds) * 1000
+    return {"n": len(ms), "p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2),
+            "mean": round(float(ms.mean()), 2), "min": round(float(ms.min()), 2), "max": round(float(ms.max()), 2)}
+
+
+def timed(fn, *args, **kwargs):
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def build_graph(git_dir: str, rev: str, name: str):
+    seconds = {}
+    t = time.perf_counter()
+    commit = open_commit(git_dir, rev)
+    selection = select_files(commit)
+    outcomes = parse_all(commit, selection.files)
+    report = IndexReport(repo=name, snapshot=commit.sha, rev=commit.rev)
+    graph = graph_of(report, selection, outcomes)
+    seconds["graph"] = round(time.perf_counter() - t, 3)
+    return commit, graph, seconds
+
+
+def machine() -> dict:
+    from importlib.metadata import version
+
+    model = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    mem_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal:")), 0)
+    return {
+        "nproc": os.cpu_count(), "cpu_model": model, "mem_gb": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(), "platform": platform.platform(),
+        **{pkg: version(pkg) for pkg in ("fastembed", "onnxruntime", "tokenizers", "qdrant-edge-py", "bm25s", "neo4j")},
+    }
+
+
+def spider_commit() -> dict:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
+    dirty = [line[3:] for line in git("status", "--porcelain", "--", "indexer", "query", "cypher").splitlines() if line]
+    return {"sha": git("rev-parse", "HEAD").strip(), "uncommitted_changes": dirty}
+
+
+# ---- phase: embed --------------------------------------------------------------------------------------------
+
+
+def token_stats(embedder, texts: list[str]) -> dict:
+    """Token counts after the model's truncation, and before it (a copy of the tokenizer without truncation)."""
+    from tokenizers import Tokenizer
+
+    after = np.asarray(embedder.token_lengths(texts))
+    untruncated = Tokenizer.from_str(embedder._tokenizer.to_str())
+    untruncated.no_truncation()
+    untruncated.no_padding()
+    before = np.asarray([len(e.ids) for e in untruncated.encode_batch(texts)])
+    cut_chars = sum(len(t) for t in texts)
+    return {
+        "max_tokens": embedder.max_tokens,
+        "after_truncation": {q: int(np.percentile(after, int(q[1:]))) for q in ("p50", "p90", "p99")}
+        | {"mean": round(float(after.mean()), 1), "max": int(after.max())},
+        "before_truncation": {q: int(np.percentile(before, int(q[1:]))) for q in ("p50", "p90", "p99")}
+        | {"max": int(before.max())},
+        "truncated_share": round(float((before > embedder.max_tokens).mean()), 3),
+        "chars_per_text_mean": round(cut_chars / len(texts), 1),
+        "padding_waste_input_order": padding_waste(after, sort=False),
+        "padding_waste_sorted": padding_waste(after, sort=True),
+    }
+
+
+def padding_waste(lengths: np.ndarray, sort: bool) -> float:
+    """Share of the token positions the model computes that are padding, with batches of BATCH_SIZE."""
+    seq = np.sort(lengths) if sort else lengths
+    padded = sum(int(seq[i:i + BATCH_SIZE].max()) * len(seq[i:i + BATCH_SIZE]) for i in range(0, len(seq), BATCH_SIZE))
+    return round(1 - float(seq.sum()) / padded, 3)
+
+
+class Split:
+    """Wall time spent inside the embedder and inside each store call during embed_snapshot."""
+
+    def __init__(self, embedder, store):
+        self.seconds: dict[str, float] = {}
+        embedder.embed_documents = self.wrap("embed_documents", embedder.embed_documents)
+        for name in ("missing", "add_snapshot", "upsert"):
+            setattr(store, name, self.wrap(name, getattr(store, name)))
+
+    def wrap(self, name, fn):
+        def inner(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
+        return inner
+
+
+def embed_three_ways(embedder, nodes, repo: str, snapshot: str, passes: int, label: str) -> dict:
+    """Passes interleave (a) raw, (b) embed_documents, (c) embed_snapshot; the start rotates each pass."""
+    functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
+    ordered = sorted(functions.values(), key=lambda n: n.id)  # embed_snapshot's order (all missing)
+    texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in ordered]
+    prepared = [embedder.spec.doc_prefix + cut_text(t, embedder.max_tokens) for t in texts]  # what (b), (c) feed
+    count = len(texts)
+    vectors: dict[str, np.ndarray] = {}
+
+    def raw():
+        vectors["raw"] = np.stack(list(embedder._model.embed(prepared, batch_size=BATCH_SIZE)))
+
+    def documents():
+        vectors["documents"] = embedder.embed_documents(texts)
+
+    splits: list[dict] = []
+    store_io: list[dict] = []
+
+    def stage():
+        with tempfile.TemporaryDirectory(prefix="spider-bench-edge-") as tmp:
+            t = time.perf_counter()
+            store = EdgeVectorStore(Path(tmp) / collection_name(embedder.name, embedder.dim), embedder.dim)
+            opened = time.perf_counter() - t
+            split = Split(embedder, store)
+            try:
+                (st, wall, cpu) = timed(embed_snapshot, repo, snapshot, nodes, embedder, store, no_progress)
+            finally:
+                del embedder.embed_documents  # drop the instance wrapper
+            assert st.embedded == count and st.reused == 0, st
+            assert store.count(repo, snapshot) == count
+            t = time.perf_counter()
+            store.close()
+            closed = time.perf_counter() - t
+        splits.append({k: round(v, 3) for k, v in split.seconds.items()})
+        store_io.append({"open_s": round(opened, 3), "close_s": round(closed, 3)})
+        return wall, cpu
+
+    works = {"raw": raw, "documents": documents, "stage": stage}
+    runs: dict[str, list[dict]] = {name: [] for name in works}
+    names = list(works)
+    for p in range(passes):
+        order = names[p % 3:] + names[:p % 3]
+        for name in order:
+            la = loadavg()
+            if name == "stage":
+                gc.collect()
+                wall, cpu = stage()
+            else:
+                _, wall, cpu = timed(works[name])
+            runs[name].append({"pass": p, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "loadavg": la})
+            print(f"  {label} pass {p} {name}: {count / wall:.1f} texts/s ({wall:.1f} s, load {la[0]})",
+                  file=sys.stderr, flush=True)
+
+    def summary(name):
+        walls = [r["wall_s"] for r in runs[name]]
+        cpus = [r["cpu_s"] for r in runs[name]]
+        return {"texts_per_s_median": round(count / float(np.median(walls)), 2),
+                "texts_per_s_best": round(count / min(walls), 2),
+                "cpu_s_median": round(float(np.median(cpus)), 2), "passes": runs[name]}
+
+    out = {"texts": count, "passes": passes, "raw": summary("raw"), "embed_documents": summary("documents"),
+           "embed_snapshot": summary("stage"), "embed_snapshot_split": splits, "edge_open_close": store_io}
+    # per-pass ratios (same pass = nearest in time), then their median
+    ratios_a = [r_a["wall_s"] / r_c["wall_s"] for r_a, r_c in zip(runs["raw"], runs["stage"])]
+    ratios_b = [r_b["wall_s"] / r_c["wall_s"] for r_b, r_c in zip(runs["documents"], runs["stage"])]
+    ratio_docs = [r_a["wall_s"] / r_b["wall_s"] for r_a, r_b in zip(runs["raw"], runs["documents"])]
+    out["ratio_stage_vs_raw"] = {"median_of_passes": round(float(np.median(ratios_a)), 3),
+                                 "best_vs_best": round(min(r["wall_s"] for r in runs["raw"])
+                                                       / min(r["wall_s"] for r in runs["stage"]), 3),
+                                 "per_pass": [round(x, 3) for x in ratios_a]}
+    out["ratio_stage_vs_documents"] = {"median_of_passes": round(float(np.median(ratios_b)), 3),
+                                       "per_pass": [round(x, 3) for x in ratios_b]}
+    out["ratio_documents_vs_raw"] = {"median_of_passes": round(float(np.median(ratio_docs)), 3),
+                                     "per_pass": [round(x, 3) for x in ratio_docs]}
+    cpu_a, cpu_c = out["raw"]["cpu_s_median"], out["embed_snapshot"]["cpu_s_median"]
+    out["ratio_stage_vs_raw_cpu"] = round(cpu_a / cpu_c, 3) if cpu_c else None
+    out["ratio_stage_vs_documents_cpu"] = round(out["embed_documents"]["cpu_s_median"] / cpu_c, 3) if cpu_c else None
+    diff = np.abs(vectors["raw"] - vectors["documents"]).max()
+    out["max_abs_diff_raw_vs_documents"] = float(diff)
+    out["token_lengths"] = token_stats(embedder, prepared)
+    t = time.perf_counter()
+    embedder.token_lengths(prepared)
+    out["length_sort_tokenize_s"] = round(time.perf_counter() - t, 3)
+    return out
+
+
+def phase_embed(args) -> dict:
+    result: dict = {"loadavg_start": loadavg()}
+    commit, graph, seconds = build_graph(args.git_dir, args.rev, args.name)
+    functions = {n.content_hash: n for n in graph.nodes if n.label == Label.FUNCTION}
+    everything = sorted(functions.values(), key=lambda n: n.id)
+    rng = random.Random(args.seed)
+    sample = rng.sample(everything, min(args.sample, len(everything)))
+    t = time.perf_counter()
+    embedder = open_embedder()
+    result["model_load_s"] = round(time.perf_counter() - t, 3)
+    result.update({"repo": args.name, "commit": commit.sha, "graph_s": seconds["graph"], "functions": len(everything),
+                   "sample": len(sample), "seed": args.seed, "model": embedder.name, "dim": embedder.dim,
+                   "threads": embedder.threads, "batch_size": BATCH_SIZE})
+    embedder.embed_documents([function_text(n.id, n.code or "") for n in sample[:BATCH_SIZE]])  # warm ORT
+    repo = f"bench/{args.name.replace('/', '-')}-embed"
+    result["sampled"] = embed_three_ways(embedder, sample, repo, commit.sha, args.passes, "sample")
+    if args.full:
+        result["full"] = embed_three_ways(embedder, everything, repo, commit.sha, 1, "full")
+    result["loadavg_end"] = loadavg()
+    return result
+
+
+# ---- phase: search -------------------------------------------------------------------------------------------
+
+
+def phase_search(args) -> dict:
+    dim = 384
+    rng = np.random.default_rng(args.seed)
+    pyrng = random.Random(args.seed)
+    result: dict = {"loadavg_start": loadavg(), "dim": dim}
+
+    def unit(n):
+        v = rng.standard_normal((n, dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    def sha():
+        return "%040x" % pyrng.getrandbits(160)
+
+    target_repo = "bench/search-main"
+    main_snaps = [sha() for _ in range(5)]  # main_snaps[0] is the one searched
+    layout = []  # (repo, count, snapshot lists chooser)
+    layout.append((target_repo, args.points, lambda: [main_snaps[0], *pyrng.sample(main_snaps[1:], pyrng.randint(1, 4))]))
+    layout.append((target_repo, args.points // 6, lambda: pyrng.sample(main_snaps[1:], pyrng.randint(1, 3))))
+    for r in range(2):
+        snaps = [sha() for _ in range(3)]
+        layout.append((f"bench/search-other-{r}", args.points // 3, lambda s=snaps: pyrng.sample(s, pyrng.randint(1, 3))))
+    tmp = Path(tempfile.mkdtemp(prefix="spider-bench-edge-search-"))
+    directory = tmp / collection_name("bench-random", dim)
+    try:
+        store = EdgeVectorStore(directory, dim)
+        total, t = 0, time.perf_counter()
+        for repo, count, snapshots in layout:
+            vecs = unit(count)
+            batch = []
+            for i in range(count):
+                h = sha()
+                path = f"pkg{i % 40}/module{i % 700}.py"
+                node = f"{path}:Class{i % 97}.method_{i}"
+                batch.append((point_id(repo, h), vecs[i], {
+                    "node_id": node, "path": path, "language": "python", "kind": "method",
+                    "repo": repo, "snapshots": sorted(snapshots()), "content_hash": h,
+                }))
+                if len(batch) == 256:
+                    store._insert(batch)
+                    batch = []
+            if batch:
+                store._insert(batch)
+            total += count
+        result["insert_s"] = round(time.perf_counter() - t, 2)
+        result["points_total"] = total
+        t = time.perf_counter()
+        store.close()
+        result["close_s"] = round(time.perf_counter() - t, 3)
+        reopen = []
+        for _ in range(3):
+            t = time.perf_counter()
+            store = EdgeVectorStore(directory, dim)
+            reopen.append(time.perf_counter() - t)
+            store.close()
+        result["reopen_ms"] = stats_ms(reopen)
+        store = EdgeVectorStore(directory, dim)
+        result["points_in_searched_snapshot"] = store.count(target_repo, main_snaps[0])
+        result["points_in_repo"] = store.count(target_repo)
+        assert result["points_in_searched_snapshot"] == args.points
+        queries = unit(args.queries)
+        for q in queries[:10]:  # warm up
+            store.search(q, target_repo, main_snaps[0], limit=500)
+        lat = {"top500": [], "top20": [], "top500_engine_only": [], "top500_engine_snapshot_filter_only": []}
+        E = store._E
+        snapshot_only = E.Filter(must=[E.FieldCondition(key="snapshots", match=E.MatchValue(main_snaps[0]))])
+        result["loadavg_during"] = loadavg()
+        for q in queries:
+            for key, limit in (("top500", 500), ("top20", 20)):
+                t = time.perf_counter()
+                hits = store.search(q, target_repo, main_snaps[0], limit=limit)
+                lat[key].append(time.perf_counter() - t)
+                assert len(hits) == limit
+            t = time.perf_counter()
+            store._query(store._vector(q), target_repo, main_snaps[0], 500 + 16)
+            lat["top500_engine_only"].append(time.perf_counter() - t)
+            # what-if: one keyword condition (the snapshot) instead of repo AND snapshot
+            t = time.perf_counter()
+            store._shard.query(E.QueryRequest(query=E.Query.Nearest(store._vector(q)), limit=500 + 16,
+                                              filter=snapshot_only, with_payload=True, with_vector=False,
+                                              params=store._exact))
+            lat["top500_engine_snapshot_filter_only"].append(time.perf_counter() - t)
+        result["search_ms"] = {k: stats_ms(v) for k, v in lat.items()}
+        store.close()
+        result["disk_mb"] = round(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file()) / 1e6, 1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    result["loadavg_end"] = loadavg()
+    return result
+
+
+# ---- phase: der ----------------------------------------------------------------------------------------------
+
+
+def issues_of(repo: str, n: int) -> list[dict]:
+    rows = [json.loads(line) for line in INSTANCES.read_text().splitlines() if line.strip()]
+    rows = sorted((r for r in rows if r["repo"] == repo), key=lambda r: r["instance_id"])
+    return [{"instance_id": r["instance_id"], "text": r["problem_statement"]} for r in rows[:n]]
+
+
+def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
+    exe = shutil.which("spider-query")
+    real = Path(sys.executable).with_name("spider-query")  # skip pyenv's shim, which adds its own start-up
+    command = [str(real) if real.exists() else exe, "--repo", repo, "--method", method, "--issue-file", issue_file, "--json"]
+    t = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if done.returncode != 0:
+        raise RuntimeError(f"{command} failed: {done.stderr[-2000:]}")
+    return wall, json.loads(done.stdout)["seconds"]
+
+
+def phase_der(args) -> dict:
+    from query.bm25 import Bm25Index, snapshot_index
+    from query.results import ranked
+
+    result: dict = {"loadavg_start": loadavg(), "k": args.k}
+    issues = issues_of(args.name, args.issues)
+    result["issues"] = [i["instance_id"] for i in issues]
+    repo = f"bench/{args.name.split('/')[-1]}-{dt.datetime.now().strftime('%Y%m%dT%H%M%S')}"
+    result["bench_repo"] = repo
+    store = GraphStore(neo4j_local.connection_settings())
+    snapshot = None
+    embedding = None
+    try:
+        print(f"  indexing {args.name} as {repo} (embeds every function) …", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        report = index_repository(store, args.git_dir, repo=repo, rev=args.rev)
+        result["index_s"] = round(time.perf_counter() - t, 2)
+        snapshot, embedding = report.snapshot, report.embedding
+        result["index_report"] = {"seconds": report.seconds, "embedding": report.embedding, "nodes": dict(report.nodes)}
+        result["index_embed_texts_per_s"] = round(report.embedding["embedded"] / report.seconds["embed"], 2)
+        result["loadavg_after_index"] = loadavg()
+
+        loads = []
+        for _ in range(3):
+            t = time.perf_counter()
+            embedder = open_embedder(embedding["model"])
+            loads.append(time.perf_counter() - t)
+        result["model_load_in_process_s"] = [round(x, 3) for x in loads]
+
+        # BM25: the first query builds the index (from Neo4j) and saves it
+        directory = bm25_dir(repo, snapshot)
+        assert not directory.exists()
+        t = time.perf_counter()
+        index = snapshot_index(store, repo, snapshot)
+        first_build = time.perf_counter() - t
+        t = time.perf_counter()
+        ranked(store, repo, snapshot, index.search(issues[0]["text"], args.k), "bm25")
+        result["bm25_first_query"] = {"build_and_save_s": round(first_build, 3),
+                                      "search_and_ranked_s": round(time.perf_counter() - t, 3),
+                                      "functions": len(index.node_ids)}
+        t = time.perf_counter()
+        ids, codes = store.function_texts(repo, snapshot)
+        fetch = time.perf_counter() - t
+        t = time.perf_counter()
+        Bm25Index.build(ids, [function_text(i, c) for i, c in zip(ids, codes)])
+        build = time.perf_counter() - t
+        loads = []
+        for _ in range(3):
+            t = time.perf_counter()
+            Bm25Index.load(directory)
+            loads.append(time.perf_counter() - t)
+        result["bm25_build_split"] = {"function_texts_from_neo4j_s": round(fetch, 3), "tokenize_and_index_s": round(build, 3),
+                                      "load_from_disk_s_median": round(float(np.median(loads)), 3)}
+
+        t = time.perf_counter()
+        vectors = open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)
+        result["vector_store_open_s"] = round(time.perf_counter() - t, 3)
+        try:
+            result["vector_store_points_total"] = vectors.count()
+            result["vector_store_points_in_snapshot"] = vectors.count(repo, snapshot)
+            for issue in issues[:3]:  # warm up
+                vectors.search(embedder.embed_query(issue["text"]), repo, snapshot, limit=args.k)
+                ranked(store, repo, snapshot, index.search(issue["text"], args.k), "bm25")
+            parts = {key: [] for key in ("embed_query", "search", "ranked", "der_total", "search_pool500",
+                                         "ranked_pool500", "der_pool500_total", "bm25_search", "bm25_ranked",
+                                         "bm25_total")}
+            result["loadavg_during_queries"] = loadavg()
+            for _ in range(args.rounds):
+                for issue in issues:
+                    text = issue["text"]
+                    t0 = time.perf_counter()
+                    query = embedder.embed_query(text)
+                    t1 = time.perf_counter()
+                    hits = vectors.search(query, repo, snapshot, limit=args.k)
+                    t2 = time.perf_counter()
+                    rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], "dense")
+                    t3 = time.perf_counter()
+                    assert len(rows) == args.k and all(r.path for r in rows)
+                    parts["embed_query"].append(t1 - t0)
+                    parts["search"].append(t2 - t1)
+                    parts["ranked"].append(t3 - t2)
+                    parts["der_total"].append(t3 - t0)
+                    # the DER candidate pool (N = 500), same query vector
+                    t4 = time.perf_counter()
+                    pool = vectors.search(query, repo, snapshot, limit=500)
+                    t5 = time.perf_counter()
+                    ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], "dense")
+                    t6 = time.perf_counter()
+                    parts["search_pool500"].append(t5 - t4)
+                    parts["ranked_pool500"].append(t6 - t5)
+                    parts["der_pool500_total"].append((t1 - t0) + (t6 - t4))
+                    # BM25
+                    t7 = time.perf_counter()
+                    scored = index.search(text, args.k)
+                    t8 = time.perf_counter()
+                    ranked(store, repo, snapshot, scored, "bm25")
+                    t9 = time.perf_counter()
+                    parts["bm25_search"].append(t8 - t7)
+                    parts["bm25_ranked"].append(t9 - t8)
+                    parts["bm25_total"].append(t9 - t7)
+            result["rounds"] = args.rounds
+            result["latency_ms"] = {k: stats_ms(v) for k, v in parts.items()}
+        finally:
+            vectors.close()  # the Edge shard is single-process: release it for the spider-query runs
+
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(issues[0]["text"])
+            issue_file = f.name
+        try:
+            cold = {"der": [], "bm25": []}
+            inner = {"der": [], "bm25": []}
+            for _ in range(args.cold_runs):
+                for method in ("der", "bm25"):
+                    wall, seconds = cold_command(repo, method, issue_file)
+                    cold[method].append(round(wall, 3))
+                    inner[method].append(seconds)
+            result["cold_process"] = {m: {"wall_s": cold[m], "wall_s_median": round(float(np.median(cold[m])), 3),
+                                          "reported_seconds": inner[m]} for m in cold}
+        finally:
+            os.unlink(issue_file)
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", "import query.cli"], cwd=ROOT, capture_output=True)
+        result["python_import_query_cli_s"] = round(time.perf_counter() - t, 3) if out.returncode == 0 else None
+    finally:
+        result["cleanup"] = cleanup(store, repo, snapshot or open_commit(args.git_dir, args.rev).sha, embedding)
+        store.close()
+    result["loadavg_end"] = loadavg()
+    return result
+
+
+def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None) -> dict:
+    """Delete the bench snapshot everywhere: vectors, Neo4j graph, BM25 directory."""
+    out: dict = {}
+    from indexer.embedding import DEFAULT_MODEL
+    from indexer.model_build import DIM
+
+    model, dim = (embedding["model"], embedding["dim"]) if embedding else (DEFAULT_MODEL, DIM)
+    with open_vector_store(collection_name(model, dim), dim) as vectors:
+        out["vectors_updated_deleted"] = vectors.remove_snapshot(repo, snapshot)
+        out["vectors_left_in_repo"] = vectors.count(repo)
+    out["graph_nodes_deleted"] = store.delete_snapshot(repo, snapshot)
+    out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None
+    shutil.rmtree(bm25_dir(repo, snapshot), ignore_errors=True)
+    parent = bm25_dir(repo, snapshot).parent
+    if parent.is_dir() and not any(parent.iterdir()):
+        parent.rmdir()
+    out["bm25_dir_left"] = bm25_dir(repo, snapshot).exists()
+    return out
+
+
+# ---- report --------------------------------------------------------------------------------------------------
+
+
+def verdicts(doc: dict) -> dict:
+    v = {}
+    e = doc.get("embed", {}).get("sampled")
+    if e:
+        r = e["ratio_stage_vs_raw"]["median_of_passes"]
+        v["embed stage ≥ 90% of raw fastembed"] = {"value": r, "met": r >= TARGETS["embed_pipeline_vs_raw"]}
+    s = doc.get("search")
+    if s:
+        worst = max(s["search_ms"]["top500"]["p95"], s["search_ms"]["top20"]["p95"])
+        p50 = max(s["search_ms"]["top500"]["p50"], s["search_ms"]["top20"]["p50"])
+        v["Edge search p50 ≤ 10 ms (≥ 50k points)"] = {"value": p50, "met": p50 <= TARGETS["search_p50_ms"]}
+        v["Edge search p95 ≤ 10 ms (≥ 50k points)"] = {"value": worst, "met": worst <= TARGETS["search_p50_ms"]}
+    d = doc.get("der")
+    if d and "latency_ms" in d:
+        p50 = d["latency_ms"]["der_total"]["p50"]
+        v["DER warm p50 ≤ 250 ms"] = {"value": p50, "met": p50 <= TARGETS["der_p50_ms"]}
+    return v
+
+
+def markdown(doc: dict) -> str:
+    m, out = doc["machine"], []
+    out.append("# Embedding and query benchmark (bench/embed.py)\n")
+    out.append(f"Date {doc['date']}, spider {doc['spider']['sha'][:12]}"
+               + (f" (+ uncommitted: {', '.join(doc['spider']['uncommitted_changes'])})"
+                  if doc["spider"]["uncommitted_changes"] else "") + ".")
+    out.append(f"Machine: {m['nproc']} CPU ({m['cpu_model']}), {m['mem_gb']} GB, Python {m['python']}; fastembed "
+               f"{m['fastembed']}, onnxruntime {m['onnxruntime']}, qdrant-edge-py {m['qdrant-edge-py']}, bm25s {m['bm25s']}. "
+               "Wall-clock timings on a shared machine: compare only numbers from the same run; load averages "
+               "(1/5/15 min) are recorded per phase.\n")
+    out.append("## Targets\n")
+    out.append("| target | value | met |\n|---|---|---|")
+    for name, v in verdicts(doc).items():
+        out.append(f"| {name} | {v['value']} | {'yes' if v['met'] else '**no**'} |")
+    out.append("")
+    e = doc.get("embed")
+    if e:
+        out.append(f"## Embed step: {e['repo']} @ {e['commit'][:12]}\n")
+        out.append(f"Model {e['model']} ({e['dim']}-d), ONNX threads {e['threads']}, batch {e['batch_size']}. "
+                   f"{e['functions']} functions in the graph (graph built in {e['graph_s']} s). Load average "
+                   f"start/end {e['loadavg_start']} / {e['loadavg_end']}.\n")
+        for key, title in (("sampled", f"seeded sample of {e['sample']} (seed {e['seed']})"), ("full", "every function")):
+            r = e.get(key)
+            if not r:
+                continue
+            out.append(f"### {title}: {r['texts']} texts, {r['passes']} interleaved pass(es)\n")
+            out.append("| way | texts/s (median) | texts/s (best) | CPU s (median) |\n|---|---|---|---|")
+            for way, label in (("raw", "(a) raw fastembed `TextEmbedding.embed`, input order"),
+                               ("embed_documents", "(b) `Embedder.embed_documents` (length-sorted)"),
+                               ("embed_snapshot", "(c) `embed_snapshot` into a fresh Edge store")):
+                out.append(f"| {label} | {r[way]['texts_per_s_median']} | {r[way]['texts_per_s_best']} | "
+                           f"{r[way]['cpu_s_median']} |")
+            out.append("")
+            out.append(f"- (c)/(a) = **{r['ratio_stage_vs_raw']['median_of_passes']:.0%}** (median of per-pass ratios "
+                       f"{r['ratio_stage_vs_raw']['per_pass']}; best/best {r['ratio_stage_vs_raw']['best_vs_best']:.0%}; "
+                       f"CPU-time {r['ratio_stage_vs_raw_cpu']:.0%}); (c)/(b) = {r['ratio_stage_vs_documents']['median_of_passes']:.0%}; "
+                       f"(b)/(a) = {r['ratio_documents_vs_raw']['median_of_passes']:.0%}; (c)/(b) in CPU time "
+                       f"{r['embed_documents']['cpu_s_median'] / r['embed_snapshot']['cpu_s_median']:.0%}")
+            out.append(f"- split of (c) per pass (s): {r['embed_snapshot_split']}; Edge open/close: {r['edge_open_close']}")
+            t = r["token_lengths"]
+            out.append(f"- tokens after truncation to {t['max_tokens']}: {t['after_truncation']}; before: "
+                       f"{t['before_truncation']}; truncated: {t['truncated_share']:.0%} of texts; "
+                       f"padding share in batches of {e['batch_size']}: input order {t['padding_waste_input_order']:.0%}, "
+                       f"length-sorted {t['padding_waste_sorted']:.0%}; tokenizing once for the sort: "
+                       f"{r['length_sort_tokenize_s']} s")
+            out.append(f"- max |raw − embed_documents| over all vector components: {r['max_abs_diff_raw_vs_documents']:.2e}")
+            out.append("- passes (wall s, cores used = CPU s / wall s, 1-min load): "
+                       + "; ".join(f"{way} p{p['pass']} {p['wall_s']} s ×{p['cpu_s'] / p['wall_s']:.1f} (load {p['loadavg'][0]})"
+                                                 for way in ("raw", "embed_documents", "embed_snapshot")
+                                                 for p in r[way]["passes"]))
+            out.append("")
+    s = doc.get("search")
+    if s:
+        out.append("## Vector search: Qdrant Edge, exact, filtered on repo + snapshot\n")
+        out.append(f"{s['points_total']:,} points of dim {s['dim']} (random unit vectors; payload repo, 1-5 snapshots "
+                   f"per point, node_id, path, language, kind, content_hash); the searched snapshot holds "
+                   f"{s['points_in_searched_snapshot']:,} points, its repository {s['points_in_repo']:,}. Insert "
+                   f"{s['insert_s']} s, close {s['close_s']} s, on disk {s['disk_mb']} MB. Load average start/during/end "
+                   f"{s['loadavg_start']} / {s['loadavg_during']} / {s['loadavg_end']}.\n")
+        out.append("| query | n | p50 ms | p95 ms | mean ms | max ms |\n|---|---|---|---|---|---|")
+        for key, label in (("top500", "`search` top-500"), ("top20", "`search` top-20"),
+                           ("top500_engine_only", "engine `_query` top-516 (no Hit/ordering)"),
+                           ("top500_engine_snapshot_filter_only",
+                            "what-if: engine top-516, filter on `snapshots` only (one keyword condition)")):
+            q = s["search_ms"][key]
+            out.append(f"| {label} | {q['n']} | {q['p50']} | {q['p95']} | {q['mean']} | {q['max']} |")
+        out.append(f"\nReopen (EdgeVectorStore(dir) on the existing shard): p50 {s['reopen_ms']['p50']} ms, "
+                   f"max {s['reopen_ms']['max']} ms.\n")
+    d = doc.get("der")
+    if d:
+        out.append(f"## DER and BM25 end to end: {d['bench_repo']}\n")
+        rep = d["index_report"]
+        out.append(f"Indexed for real with `index_repository` (default model) in {d['index_s']} s: stage seconds "
+                   f"{rep['seconds']}; embedding {rep['embedding']} = **{d['index_embed_texts_per_s']} texts/s** for the "
+                   f"whole embed stage over every function. Load average after indexing {d['loadavg_after_index']}, "
+                   f"during the queries {d.get('loadavg_during_queries')}, at the end {d['loadavg_end']}.\n")
+        out.append(f"Model load in process (3 loads, fastembed already imported): {d['model_load_in_process_s']} s. "
+                   f"Vector store open {d['vector_store_open_s']} s ({d['vector_store_points_total']:,} points, "
+                   f"{d['vector_store_points_in_snapshot']:,} in this snapshot).\n")
+        if "latency_ms" in d:
+            out.append(f"{len(d['issues'])} sphinx issues ({d['issues'][0]} …), {d['rounds']} warm rounds, k = {d['k']}, "
+                       "interleaved per issue:\n")
+            out.append("| step | n | p50 ms | p95 ms | mean ms | max ms |\n|---|---|---|---|---|---|")
+            for key, label in (("embed_query", "embed_query"), ("search", f"search top-{d['k']}"),
+                               ("ranked", "ranked() (Neo4j)"), ("der_total", "**DER total**"),
+                               ("search_pool500", "search top-500"), ("ranked_pool500", "ranked() 500 ids"),
+                               ("der_pool500_total", "DER total with N = 500"),
+                               ("bm25_search", "Bm25Index.search"), ("bm25_ranked", "ranked() (Neo4j)"),
+                               ("bm25_total", "**BM25 total**")):
+                q = d["latency_ms"][key]
+                out.append(f"| {label} | {q['n']} | {q['p50']} | {q['p95']} | {q['mean']} | {q['max']} |")
+            out.append("")
+        b = d["bm25_first_query"]
+        out.append(f"BM25 first query: build + save {b['build_and_save_s']} s ({b['functions']} functions; split "
+                   f"{d['bm25_build_split']}), then search + ranked {b['search_and_ranked_s']} s.\n")
+        c = d.get("cold_process")
+        if c:
+            out.append("Cold `spider-query --method M --json` processes (imports + Neo4j connect + model load + query), "
+                       "alternated: " + "; ".join(f"{m} wall {v['wall_s']} s (median {v['wall_s_median']} s), inner "
+                                                  f"{v['reported_seconds'][0]}" for m, v in c.items())
+                       + f". `python -c 'import query.cli'` alone: {d.get('python_import_query_cli_s')} s.\n")
+        out.append(f"Cleanup: {d['cleanup']}.\n")
+    if doc.get("analysis"):
+        out.append("## Analysis\n")
+        out.append(doc["analysis"])
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--git-dir", default="/work/.mirror/sphinx-doc+sphinx/repo")
+    ap.add_argument("--rev", default="6cb783c0024a873722952a67ebb9f41771c8eb6d")
+    ap.add_argument("--name", default="sphinx-doc/sphinx", help="owner/name (selects the issues, names the bench repo)")
+    ap.add_argument("--phases", default="embed,search,der")
+    ap.add_argument("--sample", type=int, default=1500, help="functions in the embed comparison")
+    ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--passes", type=int, default=3, help="interleaved passes of (a), (b), (c)")
+    ap.add_argument("--full", action="store_true", help="also one interleaved pass over every function")
+    ap.add_argument("--points", type=int, default=60_000, help="points in the searched snapshot")
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--issues", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=3, help="warm rounds over the issues")
+    ap.add_argument("-k", type=int, default=20, help="spider-query's default k")
+    ap.add_argument("--cold-runs", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "embed"))
+    ap.add_argument("--fresh", action="store_true", help="do not merge into the existing results file")
+    ap.add_argument("--analysis", help="Markdown file appended as the analysis")
+    ap.add_argument("--render-only", action="store_true")
+    args = ap.parse_args()
+    out = Path(args.out)
+    path = out.with_suffix(".json")
+    doc = json.loads(path.read_text()) if path.exists() and not args.fresh else {}
+    if not args.render_only:
+        phases = [p.strip() for p in args.phases.split(",") if p.strip()]
+        if "der" in phases:
+            neo4j_local.connection_settings()  # start the local server before timing anything
+        for phase in phases:
+            print(f"bench: {phase} …", file=sys.stderr, flush=True)
+            doc[phase] = {"embed": phase_embed, "search": phase_search, "der": phase_der}[phase](args)
+            doc[phase]["command"] = " ".join(["python", "bench/embed.py", *sys.argv[1:]])
+            doc[phase]["date"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            doc.update(date=doc[phase]["date"], spider=spider_commit(), machine=machine())
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(doc, indent=2) + "\n")  # after every phase: a later failure keeps it
+    if args.analysis:
+        doc["analysis"] = Path(args.analysis).read_text()
+    doc["targets"] = verdicts(doc)
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    out.with_suffix(".md").write_text(markdown(doc))
+    print(json.dumps(doc["targets"], indent=2))
+    print(f"wrote {path} and {out.with_suffix('.md')}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
