@@ -46,7 +46,8 @@ def embed_snapshot(
     stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions))
     missing = vectors.missing(repo, list(functions))
     stats.reused = vectors.add_snapshot(repo, snapshot, [h for h in functions if h not in missing])
-    todo = [functions[h] for h in sorted(missing, key=lambda h: functions[h].id)]
+    # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
+    todo = sorted((functions[h] for h in missing), key=lambda n: (-len(n.code or ""), n.id))
     advance = progress("embedding functions", len(todo))
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]
