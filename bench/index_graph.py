@@ -145,6 +145,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, profile: bool, top: 
         if write_profile:
             write_profile.enable()
         write_graph(store, report, graph)
+        store.complete_snapshot(report.repo, report.snapshot, report.stats())  # graph only: no embed stage here
         if write_profile:
             write_profile.disable()
         seconds["write_graph"] = time.perf_counter() - t
