@@ -347,8 +347,8 @@ def markdown(doc: dict) -> str:
                f"tree-sitter {mach['tree_sitter']}.\n")
     out.append("raw = `Parser.parse(bytes)` only; extract = `parse_file` (tree-sitter + extractor); both single "
                f"process, bytes in memory, best of {doc['runs'][0]['microbench']['passes']}. ratio = extract MB/s ÷ raw "
-               "MB/s (target ≥ 50%). Stage seconds are the real pipeline (parse_all = pool of nproc workers incl. "
-               "reading blobs from git; write = Neo4j). n+r = nodes + relationships written. "
+               "MB/s (target ≥ 50%). Stage seconds are the real pipeline (parse_all = in-process, or a pool of nproc workers above "
+               "PARALLEL_MIN_BYTES, incl. reading blobs from git; write = Neo4j). n+r = nodes + relationships written. "
                "Peak RSS after the pipeline: this process / largest child.\n")
     out += table(doc["runs"])
     out.append("")
