@@ -661,22 +661,8 @@ class _Walker:
             target, items = None, []
         else:
             target, items = self.other_callee(func, ctx)
-        if args is not None:  # the arguments, inline (the most common node): arity and what to walk
-            count = 0
-            leaves = g.leaves
-            n = args.named_child_count  # one argument, or none, is the common case: no list of every child
-            for arg in (args.named_child(0),) if n == 1 else args.named_children if n else ():
-                t = arg.kind_id
-                if t in leaves:
-                    if t not in g.comment:
-                        count += 1
-                    continue
-                count += 1
-                if t in g.callbacks:
-                    self.callback(func, arg, ctx, items)
-                else:
-                    items.append((arg, ctx, None))
-            arity = count if args.kind_id in g.arguments else None
+        if args is not None:
+            arity = self.arguments(func, args, ctx, items)
         else:
             arity = None
         if target:
