@@ -1,7 +1,11 @@
 """Java extractor: one file's classes, methods, imports, calls and base types, as `FileFacts`.
 
-Pure and deterministic (`bytes -> FileFacts`). The tree is walked with an explicit stack, so long expression
-chains (string concatenations of thousands of terms) cannot exhaust Python's stack.
+Pure and deterministic (`bytes -> FileFacts`). One compiled tree-sitter query finds the nodes that matter
+(declarations, calls, imports) in C; they are then read in source order, the order a pre-order walk visits
+them, with a stack of open regions (a class body, a method body, a block with declarations, or a part of the
+file where nothing is looked at, such as a method's header) giving each the context it is read in. Walking
+every node in Python instead cost more than the parse itself. Nothing recurses, so long expression chains
+(string concatenations of thousands of terms) cannot exhaust Python's stack.
 
 Receivers of calls are typed from declarations when the file says so: a local variable, parameter, pattern
 binding, resource, catch parameter or a field of an enclosing class declared `T x` (or `var x = new T(..)`)
@@ -10,20 +14,23 @@ makes `x.m()` a call to `("T", "m")`. Lexical scoping is followed (blocks, `for`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from functools import cache
+from operator import itemgetter
+
+import tree_sitter
 
 from indexer.graph_schema import Label
 from indexer.languages.treesitter import (
     Node,
     SourceLines,
     count_syntax_errors,
-    first_line,
-    last_line,
     parse,
+    parser,
     text,
 )
-from indexer.model import SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from indexer.model import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _CLASS_KINDS = {
     "class_declaration": "class",
@@ -50,28 +57,84 @@ _SCOPES = {
     "switch_rule",
 }
 _COMMENTS = {"line_comment", "block_comment"}
+_HEADER = {"package_declaration", "import_declaration", *_COMMENTS}
 _TYPE_NAMES = {"type_identifier", "scoped_type_identifier"}
 _ANNOTATIONS = {"annotation", "marker_annotation"}
+_PRIMITIVE_TYPES = {"integral_type", "floating_point_type", "boolean_type", "void_type"}
+
+# The nodes looked at, by what is done with them (the handlers of `_Extractor.run`); anything else only
+# through these. Block-like scopes are found from what is declared in them (`_Extractor.frame`); import
+# declarations are added when they may stand elsewhere than at the top (`_query`).
+_QUERY = """
+[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
+ (annotation_type_declaration)] @class
+[(method_declaration) (annotation_type_element_declaration) (constructor_declaration)
+ (compact_constructor_declaration)] @method
+(method_invocation) @call
+(object_creation_expression) @new
+(enum_constant) @enum_constant
+(explicit_constructor_invocation) @ctor_call
+(method_reference) @method_ref
+(lambda_expression) @lambda
+(enhanced_for_statement) @for_each
+(local_variable_declaration) @declare
+(resource) @resource
+(catch_formal_parameter) @catch
+(instanceof_expression) @instanceof
+(type_pattern) @type_pattern
+(package_declaration) @package
+"""
+
+# A dotted name written plainly (ASCII identifiers, no spaces, comments, generics or annotations): its text
+# split on "." is what walking its nodes gives. Keywords are left to the walk (`this`, `super`, `class`, ..).
+_DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*\Z")
+# `import [static] a.b.C[.*];` written plainly.
+_IMPORT = re.compile(
+    rb"import\s+(?:static\s+)?([A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*)(\.\*)?\s*;"
+)
+_KEYWORDS = frozenset(
+    "abstract assert boolean break byte case catch char class const continue default do double else enum "
+    "extends final finally float for goto if implements import instanceof int interface long native new "
+    "package private protected public return short static strictfp super switch synchronized this throw "
+    "throws transient try void volatile while true false null".split()
+)
+
+_LANGUAGE = parser("java").language
+_NAME = _LANGUAGE.field_id_for_name("name")
+_OBJECT = _LANGUAGE.field_id_for_name("object")
+_ARGUMENTS = _LANGUAGE.field_id_for_name("arguments")
+_TYPE = _LANGUAGE.field_id_for_name("type")
+_BODY = _LANGUAGE.field_id_for_name("body")
+_PARAMETERS = _LANGUAGE.field_id_for_name("parameters")
+_DECLARATOR = _LANGUAGE.field_id_for_name("declarator")
+_VALUE = _LANGUAGE.field_id_for_name("value")
+
+
+def _kinds(*names: str) -> frozenset[int]:
+    """The ids of the node kinds so named (`node.kind_id in ..` is `node.type in names`, cheaper)."""
+    return frozenset(i for i in range(_LANGUAGE.node_kind_count) if _LANGUAGE.node_kind_for_id(i) in names)
+
+
+_IDENTIFIER = _kinds("identifier")
+_TYPE_IDENTIFIER = _kinds("type_identifier")
+_GENERIC_TYPE = _kinds("generic_type")
+_PRIMITIVE_TYPE = _kinds(*_PRIMITIVE_TYPES)
+_SCOPE = _kinds(*_SCOPES)
+_FIELDS = _kinds("field_declaration", "constant_declaration")
+_ENUM_CONSTANT = _kinds("enum_constant")
+_ENUM_BODY_DECLARATIONS = _kinds("enum_body_declarations")
+
+_first = itemgetter(0)
+_CALL = RefKind.CALL
+_INHERIT = RefKind.INHERIT
+
 
 Type = tuple[str, ...]  # dotted type name, generics and array dimensions stripped: ("Map", "Entry")
 
 
-class _Frame:
-    """Names declared in one lexical scope, with their type (None: declared, type unknown)."""
-
-    __slots__ = ("names", "parent")
-
-    def __init__(self, parent: _Frame | None, names: dict[str, Type | None] | None = None) -> None:
-        self.parent = parent
-        self.names: dict[str, Type | None] = names if names is not None else {}
-
-    def lookup(self, name: str) -> tuple[bool, Type | None]:
-        frame: _Frame | None = self
-        while frame is not None:
-            if name in frame.names:
-                return True, frame.names[name]
-            frame = frame.parent
-        return False, None
+# A lexical scope: the names declared in it with their type (None: declared, type unknown), and the
+# enclosing scope. A class's scope holds its fields.
+Frame = tuple[dict[str, "Type | None"], "Frame | None"]
 
 
 @dataclass(slots=True)
@@ -82,251 +145,482 @@ class _Class:
     fields: dict[str, Type | None] = field(default_factory=dict)
 
 
-class _Ctx(NamedTuple):
-    scope: str | None  # qualname of the innermost enclosing entity
-    cls: _Class | None  # innermost enclosing class
-    frame: _Frame
+# What a node is looked at in: (qualname of the innermost enclosing entity, innermost enclosing class, frame).
+Ctx = tuple[str | None, _Class | None, Frame]
+# Part of the file looked at in one context: (start byte, end byte, context; None: nothing inside is looked at).
+Region = tuple[int, int, Ctx | None]
 
 
 def extract(path: str, source: bytes) -> FileFacts:
     root = parse("java", source).root_node
     facts = FileFacts(path=path, language="java", syntax_errors=count_syntax_errors(root))
-    _Extractor(facts, SourceLines(source)).run(root)
+    _Extractor(facts, SourceLines(source), source).run(root)
     return facts
 
 
+@cache
+def _query(imports: bool) -> tree_sitter.Query:
+    """The query; with `imports`, import declarations too (else they are all read at the top)."""
+    return tree_sitter.Query(_LANGUAGE, _QUERY + ("(import_declaration) @import\n" if imports else ""))
+
+
 class _Extractor:
-    def __init__(self, facts: FileFacts, lines: SourceLines) -> None:
+    def __init__(self, facts: FileFacts, lines: SourceLines, source: bytes) -> None:
         self.facts = facts
         self.lines = lines
+        self.source = source
+        # The source as text when it is ASCII, to cut a node's text from by its byte offsets without decoding.
+        self.code = source.decode("ascii") if source.isascii() else None
+        self.broken = False  # whether the file has syntax errors (else no node has)
         self.registry = QualnameRegistry()
+        self.add_reference = facts.references.append
+        # Open regions, innermost last: (start byte, end byte, context; None: nothing inside is looked at).
+        # A region may be pushed before it starts (the body of `new T(args) {..}`, while `args` come first):
+        # the regions beneath it then hold what comes before.
+        self.regions: list[Region] = []
+
+    def text(self, node: Node) -> str:
+        if self.code is not None:
+            return self.code[node.start_byte : node.end_byte]
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     # ----------------------------------------------------------------------------------------------- walk
     def run(self, root: Node) -> None:
-        stack: list[tuple[Node, _Ctx]] = [(root, _Ctx(None, None, _Frame(None)))]
-        while stack:
-            node, ctx = stack.pop()
-            children = self.visit(node, ctx)
-            stack.extend(reversed(children))
+        handlers = {
+            "class": self.class_declaration,
+            "method": self.method_declaration,
+            "call": None,  # handled in the loop
+            "new": self.object_creation,
+            "enum_constant": self.enum_constant,
+            "ctor_call": self.constructor_invocation,
+            "method_ref": self.method_reference,
+            "lambda": self.lambda_expression,
+            "for_each": self.enhanced_for,
+            "declare": self.declaration,
+            "resource": self.resource,
+            "catch": self.catch_parameter,
+            "instanceof": self.instanceof,
+            "type_pattern": self.type_pattern,
+            "package": self.package_declaration,
+            "import": self.import_declaration,
+        }
+        self.broken = root.has_error
+        children = root.named_children
+        top = [c for c in children if c.type in ("import_declaration", "package_declaration")]
+        top_imports = [c for c in top if c.type == "import_declaration"]
+        # Without syntax errors each import declaration starts with `import`: when the file has no more of those
+        # than declarations at the top, there are none elsewhere, and the query need not look for them, nor
+        # look at the package and import declarations heading the file (nothing inside is looked at).
+        elsewhere = self.broken or self.source.count(b"import") != len(top_imports)
+        cursor = tree_sitter.QueryCursor(_query(elsewhere))
+        if elsewhere:
+            captures = cursor.captures(root)
+        else:
+            first = next((c for c in children if c.type not in _HEADER), None)
+            if first is None:
+                captures, begin = {}, 1 << 62
+            else:
+                begin = first.start_byte
+                captures = cursor.set_byte_range(begin, 0xFFFFFFFF).captures(root)
+            captures["import"] = top_imports
+            heading = [c for c in top if c.type == "package_declaration" and c.start_byte < begin]
+            captures["package"] = heading + captures.get("package", [])
+        # Imports and the package declaration stand at the top (outside any region), and their order among the
+        # rest does not matter: read them first (unless some stand elsewhere).
+        imports = captures.get("import", ())
+        package = captures.get("package", ())
+        if (imports or package) and len(top) == len(imports) + len(package):
+            captures.pop("import", None)
+            captures.pop("package", None)
+            for node in top:
+                if node.type == "import_declaration":
+                    self.read_import(node)
+                else:
+                    self.read_package(node)
+        found: list[tuple[int, object, Node]] = []
+        for kind, nodes in captures.items():
+            handler = handlers[kind]
+            # Source order, enclosing nodes first (the order a pre-order walk visits them): by start, then
+            # by end descending.
+            found += [((node.start_byte << 32) | (0xFFFFFFFF - node.end_byte), handler, node) for node in nodes]
+        found.sort(key=_first)
+        regions = self.regions
+        regions.append((-1, 1 << 62, (None, None, ({}, None))))
+        source, code, broken_file, add_reference = self.source, self.code, self.broken, self.add_reference
+        for key, handler, node in found:
+            start = key >> 32
+            region = regions[-1]
+            while region[1] <= start:
+                regions.pop()
+                region = regions[-1]
+            if region[0] > start:  # pushed ahead of its start: look beneath it
+                index = len(regions) - 2
+                region = regions[index]
+                while region[0] > start:
+                    index -= 1
+                    region = regions[index]
+            ctx = region[2]
+            if ctx is None:
+                continue
+            if handler is not None:
+                handler(node, region)
+                continue
 
-    def visit(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        """Record what `node` says; return the children to visit next, each with its context."""
-        kind = node.type
-        if kind in _CLASS_KINDS:
-            return self.class_declaration(node, ctx)
-        if kind in _METHOD_KINDS:
-            return self.method_declaration(node, ctx)
-        if kind == "object_creation_expression":
-            return self.object_creation(node, ctx)
-        if kind == "enum_constant":
-            return self.enum_constant(node, ctx)
-        if kind == "method_invocation":
-            self.method_invocation(node, ctx)
-        elif kind == "explicit_constructor_invocation":
-            self.constructor_invocation(node, ctx)
-        elif kind == "method_reference":
-            self.method_reference(node, ctx)
-        elif kind == "lambda_expression":
-            return self.lambda_expression(node, ctx)
-        elif kind in _SCOPES:
-            ctx = ctx._replace(frame=_Frame(ctx.frame))
-            if kind == "enhanced_for_statement":
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    ctx.frame.names[text(name)] = _var_type(node.child_by_field_name("type"), None)
-        elif kind in ("local_variable_declaration", "resource"):
-            _declare(ctx.frame.names, node)
-        elif kind == "catch_formal_parameter":
-            name = node.child_by_field_name("name")
-            types = [c for c in node.named_children if c.type == "catch_type"]
-            named = [c for c in types[0].named_children if c.type not in _ANNOTATIONS] if types else []
-            if name is not None:
-                ctx.frame.names[text(name)] = _type_parts(named[0]) if len(named) == 1 else None
-        elif kind == "instanceof_expression":
-            name, right = node.child_by_field_name("name"), node.child_by_field_name("right")
-            if name is not None:
-                ctx.frame.names[text(name)] = _type_parts(right)
-        elif kind == "type_pattern":
-            named = [c for c in node.named_children if c.type != "modifiers"]
-            if len(named) == 2 and named[1].type == "identifier":
-                ctx.frame.names[text(named[1])] = _type_parts(named[0])
-        elif kind == "package_declaration":
-            self.facts.package = next(
-                (_dotted(c) for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None
-            )
-            return []
-        elif kind == "import_declaration":
-            self.import_declaration(node)
-            return []
-        return [(c, ctx) for c in node.named_children]
+            # A method invocation, most of what is found: read here rather than in a method of its own.
+            scope = ctx[0]
+            if scope is None:
+                continue  # only in broken files: no entity to start an INVOKES edge from
+            name_node = node.child_by_field_id(_NAME)
+            if name_node is None:
+                continue
+            broken = broken_file and node.has_error
+            obj = node.child_by_field_id(_OBJECT)
+            if obj is None:
+                if code is not None:
+                    name = code[name_node.start_byte : name_node.end_byte]
+                else:
+                    name = source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+                target: Type = (name,)
+            else:
+                receiver = name = None
+                if not broken and obj.kind_id in _IDENTIFIER:  # the receiver most calls have
+                    if code is not None:
+                        written = code[obj.start_byte : name_node.end_byte]
+                    else:
+                        written = source[obj.start_byte : name_node.end_byte].decode("utf-8", "replace")
+                    receiver, _, name = written.partition(".")
+                    if not (receiver.isidentifier() and name.isidentifier()):
+                        receiver = name = None  # spaces, comments, `<T>`, `Iface.super.m()`: as below
+                if receiver is None:
+                    # `obj.m(..)` has 4 children; `Iface.super.m()` more.
+                    if (node.child_count != 4 or broken) and any(
+                        c.type == "super" and c != obj for c in node.children
+                    ):
+                        prefix = _chain(obj)  # `Iface.super.m()`: Iface's m
+                    elif obj.kind_id in _IDENTIFIER:
+                        if code is not None:
+                            receiver = code[obj.start_byte : obj.end_byte]
+                        else:
+                            receiver = source[obj.start_byte : obj.end_byte].decode("utf-8", "replace")
+                    else:
+                        prefix = self.receiver(obj, ctx)
+                if receiver is not None:  # looked up here
+                    prefix = (receiver,)
+                    frame = ctx[2]
+                    while frame is not None:
+                        names = frame[0]
+                        if receiver in names:
+                            prefix = names[receiver] or prefix
+                            break
+                        frame = frame[1]
+                if prefix is None:
+                    continue
+                if name is None:
+                    if code is not None:
+                        name = code[name_node.start_byte : name_node.end_byte]
+                    else:
+                        name = source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+                target = (*prefix, name)
+            args = node.child_by_field_id(_ARGUMENTS)
+            if args is None:
+                arity = None
+            else:
+                arity = args.named_child_count  # as `arity`
+                if arity and (
+                    broken
+                    or args.child_count != 2 * arity + 1
+                    or (arity == 1 and source.find(b"/", args.start_byte, args.end_byte) >= 0)
+                ):
+                    arity = sum(1 for c in args.named_children if c.type not in _COMMENTS)
+            add_reference(Reference(scope, _CALL, target, name_node.start_point[0] + 1, arity))
+
+    def skip(self, node: Node) -> None:
+        """Nothing inside `node` is looked at (but inside the regions pushed after this)."""
+        self.regions.append((node.start_byte, node.end_byte, None))
+
+    def frame(self, node: Node, region: Region) -> dict[str, Type | None]:
+        """The names declared in the innermost scope around `node` (a block-like scope gets its frame, and
+        becomes a region, once something is declared in it: most never have anything)."""
+        begin, end, ctx = region
+        parent = node.parent
+        while parent is not None:
+            start = parent.start_byte
+            if start < begin:
+                break  # the scope encloses the region: the region's frame
+            stop = parent.end_byte
+            if start == begin and stop >= end:
+                # The region itself: its frame (a method's or lambda's body holding both the parameters and
+                # the locals is looked up the same as two frames).
+                break
+            if parent.kind_id in _SCOPE:
+                names: dict[str, Type | None] = {}
+                self.regions.append((start, stop, (ctx[0], ctx[1], (names, ctx[2]))))
+                return names
+            parent = parent.parent
+        return ctx[2][0]
+
+    def enhanced_for(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        names: dict[str, Type | None] = {}
+        self.regions.append((node.start_byte, node.end_byte, (ctx[0], ctx[1], (names, ctx[2]))))
+        name = node.child_by_field_id(_NAME)
+        if name is not None:
+            names[self.text(name)] = self.var_type(node.child_by_field_id(_TYPE), None)
+
+    def declaration(self, node: Node, region: Region) -> None:
+        self.declare(self.frame(node, region), node)
+
+    def resource(self, node: Node, region: Region) -> None:
+        """`try (T x = ..)`."""
+        type_node = node.child_by_field_id(_TYPE)
+        name = node.child_by_field_id(_NAME)
+        if name is not None and type_node is not None:
+            value = self.var_type(type_node, node.child_by_field_id(_VALUE))
+            self.frame(node, region)[self.text(name)] = value
+
+    def catch_parameter(self, node: Node, region: Region) -> None:
+        name = node.child_by_field_id(_NAME)
+        types = [c for c in node.named_children if c.type == "catch_type"]
+        named = [c for c in types[0].named_children if c.type not in _ANNOTATIONS] if types else []
+        if name is not None:
+            self.frame(node, region)[self.text(name)] = self.type_parts(named[0]) if len(named) == 1 else None
+
+    def instanceof(self, node: Node, region: Region) -> None:
+        name = node.child_by_field_id(_NAME)
+        if name is not None:
+            self.frame(node, region)[self.text(name)] = self.type_parts(node.child_by_field_name("right"))
+
+    def type_pattern(self, node: Node, region: Region) -> None:
+        named = [c for c in node.named_children if c.type != "modifiers"]
+        if len(named) == 2 and named[1].type == "identifier":
+            self.frame(node, region)[self.text(named[1])] = self.type_parts(named[0])
+
+    def package_declaration(self, node: Node, region: Region) -> None:
+        self.skip(node)
+        self.read_package(node)
+
+    def read_package(self, node: Node) -> None:
+        self.facts.package = next(
+            (self.dotted(c) for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None
+        )
 
     # ------------------------------------------------------------------------------------------- entities
     def add_entity(
         self, label: Label, node: Node, name: str, kind: str, parent: str | None, params: int | None = None
     ) -> str:
         qualname = self.registry.claim(parent, name)
-        self.facts.entities.append(
-            self.lines.entity(label, qualname, name, kind, first_line(node), last_line(node), parent, params)
-        )
+        first = node.start_point[0]
+        row, column = node.end_point
+        last = row if column == 0 and row > first else row + 1  # as `last_line`
+        # As `SourceLines.entity`.
+        code = self.lines.cut(first + 1, last)
+        self.facts.entities.append(Entity(label, qualname, name, kind, first + 1, last, code, parent, params))
         return qualname
 
-    def class_declaration(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        name_node = node.child_by_field_name("name")
+    def class_declaration(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        name_node = node.child_by_field_id(_NAME)
         if name_node is None:
-            return [(c, ctx) for c in node.named_children]
-        name = text(name_node)
-        qualname = self.add_entity(Label.CLASS, node, name, _CLASS_KINDS[node.type], ctx.scope)
+            return  # everything inside is looked at, in this context
+        name = self.text(name_node)
+        qualname = self.add_entity(Label.CLASS, node, name, _CLASS_KINDS[node.type], ctx[0])
         superclass = None
         for child in node.named_children:
             if child.type == "superclass":
                 bases = [t for t in child.named_children if t.type not in _COMMENTS]
-                base = _type_parts(bases[0]) if bases else None
+                base = self.type_parts(bases[0]) if bases else None
                 if base:
                     superclass = base[-1]
                     self.inherit(qualname, base, bases[0])
             elif child.type in ("super_interfaces", "extends_interfaces"):
                 for type_list in child.named_children:
                     for t in type_list.named_children if type_list.type == "type_list" else [type_list]:
-                        base = _type_parts(t)
+                        base = self.type_parts(t)
                         if base:
                             self.inherit(qualname, base, t)
         cls = _Class(qualname, name, superclass)
         if node.type == "record_declaration":
-            params = node.child_by_field_name("parameters")
+            params = node.child_by_field_id(_PARAMETERS)
             if params is not None:
-                cls.fields.update(_parameters(params))
-        body = node.child_by_field_name("body")
-        return self.enter_class(cls, body, ctx)
+                fields: dict[str, Type | None] = {}
+                self.declare_parameters(fields, params)
+                cls.fields.update(fields)
+        self.skip(node)  # only the members are looked at
+        self.enter_class(cls, node.child_by_field_id(_BODY), ctx)
 
-    def enter_class(self, cls: _Class, body: Node | None, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
+    def enter_class(self, cls: _Class, body: Node | None, ctx: Ctx) -> None:
+        """Declare the class's fields (and enum constants), then look at its members."""
         if body is None:
-            return []
-        members = list(body.named_children)
+            return
+        fields: list[Node] = []  # declared after the enum constants, in this order
+        more: list[Node] = []
         for member in body.named_children:
-            if member.type == "enum_body_declarations":
-                members.extend(member.named_children)
-            elif member.type == "enum_constant":
-                constant = member.child_by_field_name("name")
+            kind = member.kind_id
+            if kind in _FIELDS:
+                fields.append(member)
+            elif kind in _ENUM_CONSTANT:
+                constant = member.child_by_field_id(_NAME)
                 if constant is not None:
-                    cls.fields[text(constant)] = (cls.name,)
-        for member in members:
-            if member.type in ("field_declaration", "constant_declaration"):
-                _declare(cls.fields, member)
-        inner = _Ctx(cls.qualname, cls, _Frame(ctx.frame, cls.fields))
-        return [(c, inner) for c in body.named_children]
+                    cls.fields[self.text(constant)] = (cls.name,)
+            elif kind in _ENUM_BODY_DECLARATIONS:
+                more.extend(c for c in member.named_children if c.kind_id in _FIELDS)
+        for member in fields + more:
+            self.declare(cls.fields, member)
+        self.regions.append((body.start_byte, body.end_byte, (cls.qualname, cls, (cls.fields, ctx[2]))))
 
-    def method_declaration(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        constructor = _METHOD_KINDS[node.type] == "constructor"
-        if constructor and ctx.cls is not None:
-            name = ctx.cls.name
+    def method_declaration(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        kind = _METHOD_KINDS[node.type]
+        cls = ctx[1]
+        if kind == "constructor" and cls is not None:
+            name = cls.name
         else:
-            name_node = node.child_by_field_name("name")
+            name_node = node.child_by_field_id(_NAME)
             if name_node is None:
-                return [(c, ctx) for c in node.named_children]
-            name = text(name_node)
-        params = node.child_by_field_name("parameters")
-        qualname = self.add_entity(Label.FUNCTION, node, name, _METHOD_KINDS[node.type], ctx.scope, _param_count(params))
-        frame = _Frame(ctx.frame)
-        if params is not None:
-            frame.names.update(_parameters(params))
-        body = node.child_by_field_name("body")
-        if body is None:
-            return []
-        return [(body, _Ctx(qualname, ctx.cls, frame))]
+                return  # everything inside is looked at, in this context
+            if self.code is not None:
+                name = self.code[name_node.start_byte : name_node.end_byte]
+            else:
+                name = self.source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+        params = node.child_by_field_id(_PARAMETERS)
+        names: dict[str, Type | None] = {}
+        if params is None:
+            count = None
+        elif params.named_child_count:
+            count = self.declare_parameters(names, params)
+        else:
+            count = 0
+        qualname = self.add_entity(Label.FUNCTION, node, name, kind, ctx[0], count)
+        regions = self.regions
+        regions.append((node.start_byte, node.end_byte, None))  # only the body is looked at
+        body = node.child_by_field_id(_BODY)
+        if body is not None:
+            regions.append((body.start_byte, body.end_byte, (qualname, cls, (names, ctx[2]))))
 
-    def object_creation(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        type_node = node.child_by_field_name("type")
-        target = _type_parts(type_node)
-        args = node.child_by_field_name("arguments")
-        if target:
-            self.call(ctx, target, node, _arity(args))
+    def object_creation(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        type_node = node.child_by_field_id(_TYPE)
+        if type_node is not None and type_node.kind_id in _TYPE_IDENTIFIER:  # as `type_parts`, for `new T(..)`
+            if self.code is not None:
+                written = self.code[type_node.start_byte : type_node.end_byte]
+            else:
+                written = self.source[type_node.start_byte : type_node.end_byte].decode("utf-8", "replace")
+            target = (written,) if written != "var" else None
+        else:
+            target = self.type_parts(type_node)
+        args = node.child_by_field_id(_ARGUMENTS)
+        if target and ctx[0] is not None:
+            self.add_reference(Reference(ctx[0], _CALL, target, node.start_point[0] + 1, self.arity(args)))
+        if not (self.broken and node.has_error) and (
+            node.named_child_count == 2  # the type and the arguments
+            or (args is not None and node.end_byte == args.end_byte)  # nothing after the arguments
+        ):
+            return  # no class body
         body = next((c for c in node.named_children if c.type == "class_body"), None)
-        children = [(c, ctx) for c in node.named_children if c != body]
         if body is None:
-            return children
+            return
         name = f"<new {target[-1] if target else '?'}>"
-        qualname = self.add_entity(Label.CLASS, node, name, "class", ctx.scope)
+        qualname = self.add_entity(Label.CLASS, node, name, "class", ctx[0])
         if target:
             self.inherit(qualname, target, type_node)
         cls = _Class(qualname, name, target[-1] if target else None)
-        return children + self.enter_class(cls, body, ctx)
+        self.enter_class(cls, body, ctx)
 
-    def enum_constant(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        args = node.child_by_field_name("arguments")
-        children = [(args, ctx)] if args is not None else []
-        body = node.child_by_field_name("body")
-        name_node = node.child_by_field_name("name")
-        if body is None or name_node is None:
-            return children
-        name = text(name_node)
-        qualname = self.add_entity(Label.CLASS, node, name, "class", ctx.scope)
-        enum = ctx.cls.name if ctx.cls is not None else None
-        if enum:
-            self.inherit(qualname, (enum,), name_node)
-        return children + self.enter_class(_Class(qualname, name, enum), body, ctx)
+    def enum_constant(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        self.skip(node)  # only the arguments and the body are looked at
+        body = node.child_by_field_id(_BODY)
+        name_node = node.child_by_field_id(_NAME)
+        if body is not None and name_node is not None:
+            name = self.text(name_node)
+            qualname = self.add_entity(Label.CLASS, node, name, "class", ctx[0])
+            enum = ctx[1].name if ctx[1] is not None else None
+            if enum:
+                self.inherit(qualname, (enum,), name_node)
+            self.enter_class(_Class(qualname, name, enum), body, ctx)
+        args = node.child_by_field_id(_ARGUMENTS)
+        if args is not None:  # pushed last: it comes first
+            self.regions.append((args.start_byte, args.end_byte, ctx))
 
-    def lambda_expression(self, node: Node, ctx: _Ctx) -> list[tuple[Node, _Ctx]]:
-        frame = _Frame(ctx.frame)
-        params = node.child_by_field_name("parameters")
+    def lambda_expression(self, node: Node, region: Region) -> None:
+        ctx = region[2]
+        names: dict[str, Type | None] = {}
+        params = node.child_by_field_id(_PARAMETERS)
         if params is not None:
             if params.type == "identifier":
-                frame.names[text(params)] = None
+                names[self.text(params)] = None
             elif params.type == "inferred_parameters":
-                frame.names.update((text(p), None) for p in params.named_children if p.type == "identifier")
+                names.update((self.text(p), None) for p in params.named_children if p.type == "identifier")
             else:
-                frame.names.update(_parameters(params))
-        body = node.child_by_field_name("body")
-        return [(body, ctx._replace(frame=frame))] if body is not None else []
+                self.declare_parameters(names, params)
+        self.skip(node)  # only the body is looked at
+        body = node.child_by_field_id(_BODY)
+        if body is not None:
+            self.regions.append((body.start_byte, body.end_byte, (ctx[0], ctx[1], (names, ctx[2]))))
 
     # ------------------------------------------------------------------------------------------- imports
-    def import_declaration(self, node: Node) -> None:
-        path = next((c for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None)
-        if path is None:
-            return
-        parts = _dotted(path).split(".")
-        line = first_line(node)
-        if any(c.type == "asterisk" for c in node.named_children):
-            self.facts.imports.append(Import(None, ".".join(parts), "*", "", line))
+    def import_declaration(self, node: Node, region: Region) -> None:
+        self.skip(node)
+        self.read_import(node)
+
+    def read_import(self, node: Node) -> None:
+        line = node.start_point[0] + 1
+        written = _IMPORT.fullmatch(self.source, node.start_byte, node.end_byte)
+        if written is not None and not (self.broken and node.has_error):  # plainly: no need to walk its nodes
+            path = written[1].decode("ascii")
+            if _KEYWORDS.isdisjoint(path.split(".")):
+                self.add_import(path, written[2] is not None, line)
+                return
+        named = node.named_children
+        path_node = next((c for c in named if c.type in ("identifier", "scoped_identifier")), None)
+        if path_node is not None:
+            self.add_import(self.dotted(path_node), any(c.type == "asterisk" for c in named), line)
+
+    def add_import(self, path: str, asterisk: bool, line: int) -> None:
+        if asterisk:
+            self.facts.imports.append(Import(None, path, "*", "", line))
         else:
-            self.facts.imports.append(Import(None, ".".join(parts[:-1]), parts[-1], parts[-1], line))
+            module, _, name = path.rpartition(".")
+            self.facts.imports.append(Import(None, module, name, name, line))
 
     # ------------------------------------------------------------------------------------------ references
-    def call(self, ctx: _Ctx, target: Type, at: Node, arity: int | None) -> None:
-        if ctx.scope is None:
+    def call(self, ctx: Ctx, target: Type, at: Node, arity: int | None) -> None:
+        if ctx[0] is None:
             return  # only in broken files: no entity to start an INVOKES edge from
-        self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, first_line(at), arity))
+        self.add_reference(Reference(ctx[0], _CALL, target, at.start_point[0] + 1, arity))
 
     def inherit(self, scope: str, target: Type, at: Node) -> None:
-        self.facts.references.append(Reference(scope, RefKind.INHERIT, target, first_line(at)))
+        self.add_reference(Reference(scope, _INHERIT, target, at.start_point[0] + 1, None))
 
-    def method_invocation(self, node: Node, ctx: _Ctx) -> None:
-        name_node = node.child_by_field_name("name")
-        if name_node is None:
-            return
-        obj = node.child_by_field_name("object")
-        arity = _arity(node.child_by_field_name("arguments"))
-        name = text(name_node)
-        if obj is None:
-            prefix: Type | None = ()
-        elif any(c.type == "super" and c != obj for c in node.children):
-            prefix = _chain(obj)  # `Iface.super.m()`: Iface's m
-        else:
-            prefix = self.receiver(obj, ctx)
-        if prefix is not None:
-            self.call(ctx, (*prefix, name), name_node, arity)
+    def arity(self, args: Node | None) -> int | None:
+        """How many arguments a call passes (as counted in `run` for method invocations)."""
+        if args is None:
+            return None
+        count = args.named_child_count
+        # n arguments: 2n + 1 children; comments (named too, not arguments) add one each, but for the one
+        # named child `(/* c */)` also has 3.
+        if count and (
+            (self.broken and args.has_error)
+            or args.child_count != 2 * count + 1
+            or (count == 1 and self.source.find(b"/", args.start_byte, args.end_byte) >= 0)
+        ):
+            return sum(1 for c in args.named_children if c.type not in _COMMENTS)
+        return count
 
-    def constructor_invocation(self, node: Node, ctx: _Ctx) -> None:
+    def constructor_invocation(self, node: Node, region: Region) -> None:
+        ctx = region[2]
         which = node.child_by_field_name("constructor")
-        cls = ctx.cls
+        cls = ctx[1]
         if which is None or cls is None:
             return
-        arity = _arity(node.child_by_field_name("arguments"))
+        arity = self.arity(node.child_by_field_id(_ARGUMENTS))
         if which.type == "this":
             self.call(ctx, (SELF, cls.name), node, arity)
         elif which.type == "super" and cls.superclass:
             self.call(ctx, (SUPER, cls.superclass), node, arity)
 
-    def method_reference(self, node: Node, ctx: _Ctx) -> None:
+    def method_reference(self, node: Node, region: Region) -> None:
+        ctx = region[2]
         children = [c for c in node.children if c.type not in _COMMENTS]
         if len(children) < 3:
             return
@@ -335,40 +629,54 @@ class _Extractor:
             if receiver.type == "array_type":
                 return
             written = receiver.type in ("identifier", "field_access")
-            target = _chain(receiver) if written else _type_parts(receiver)
+            target = _chain(receiver) if written else self.type_parts(receiver)
             if target:
                 self.call(ctx, target, node, None)
             return
         if last.type != "identifier":
             return
         if receiver.type in ("generic_type", "scoped_type_identifier", "type_identifier", "array_type"):
-            prefix = _type_parts(receiver)
+            prefix = self.type_parts(receiver)
         else:
             prefix = self.receiver(receiver, ctx)
         if prefix:
-            self.call(ctx, (*prefix, text(last)), node, None)
+            self.call(ctx, (*prefix, self.text(last)), node, None)
 
-    def receiver(self, obj: Node, ctx: _Ctx) -> Type | None:
+    def receiver(self, obj: Node, ctx: Ctx) -> Type | None:
         """The target prefix a call on `obj` gets; None when the receiver cannot be named (skip the call)."""
-        while obj.type == "parenthesized_expression" and obj.named_child_count == 1:
-            obj = obj.named_children[0]
         kind = obj.type
+        while kind == "parenthesized_expression" and obj.named_child_count == 1:
+            obj = obj.named_children[0]
+            kind = obj.type
+        if kind == "identifier":
+            written = self.text(obj)
+            frame: Frame | None = ctx[2]
+            while frame is not None:
+                names = frame[0]
+                if written in names:
+                    return names[written] or (written,)
+                frame = frame[1]
+            return (written,)
         if kind == "this":
             return (SELF,)
         if kind == "super":
             return (SUPER,)
-        if kind == "identifier":
-            found, declared = ctx.frame.lookup(text(obj))
-            return declared if found and declared else (text(obj),)
         if kind in ("object_creation_expression", "cast_expression"):
-            return _type_parts(obj.child_by_field_name("type"))
+            return self.type_parts(obj.child_by_field_id(_TYPE))
         if kind != "field_access":
             return None
+        written = self.text(obj)
+        if _DOTTED.match(written) and not (self.broken and obj.has_error):
+            parts = written.split(".")
+            if _KEYWORDS.isdisjoint(parts):  # `a.b.m()`
+                return tuple(parts)
+            if parts[0] == "this" and _KEYWORDS.isdisjoint(parts[1:]):  # `this.f.m()`
+                return _this_field(parts[1:], ctx)
         fields: list[Node] = []
         base = obj
         while base.type == "field_access":
             fields.append(base.child_by_field_name("field"))
-            base = base.child_by_field_name("object")
+            base = base.child_by_field_id(_OBJECT)
             if base is None or fields[-1] is None:
                 return None
         fields.reverse()
@@ -376,30 +684,134 @@ class _Extractor:
             return _chain(base) if len(fields) == 1 and base.type in ("identifier", "field_access") else None
         if any(f.type != "identifier" for f in fields):
             return None
-        if base.type == "this":  # `this.f.m()`: f's declared type if this class declares it, else as written
-            declared = ctx.cls.fields.get(text(fields[0])) if len(fields) == 1 and ctx.cls is not None else None
-            return declared or (SELF, *(text(f) for f in fields))
+        if base.type == "this":
+            return _this_field([text(f) for f in fields], ctx)
         if base.type == "identifier":
             return (text(base), *(text(f) for f in fields))
         return None
 
+    # -------------------------------------------------------------------------------------- declarations
+    def dotted(self, node: Node) -> str:
+        """`a.b.C` from an identifier / scoped_identifier, without whitespace or comments."""
+        written = self.text(node)
+        plain = not (self.broken and node.has_error)
+        if plain and _DOTTED.match(written) and _KEYWORDS.isdisjoint(written.split(".")):
+            return written
+        parts: list[str] = []
+        while node is not None and node.type == "scoped_identifier":
+            parts.append(text(node.child_by_field_id(_NAME)))
+            node = node.child_by_field_name("scope")
+        if node is not None:
+            parts.append(text(node))
+        return ".".join(reversed(parts))
+
+    def type_parts(self, node: Node | None) -> Type | None:
+        """("a", "b", "C") for `a.b.C<T>[]`; None for primitives, `var` and anything unrecognised."""
+        if node is None:
+            return None
+        kind = node.kind_id
+        if kind in _TYPE_IDENTIFIER:
+            if self.code is not None:
+                name = self.code[node.start_byte : node.end_byte]
+            else:
+                name = self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            return (name,) if name != "var" else None
+        if kind in _PRIMITIVE_TYPE:
+            return None
+        if kind in _GENERIC_TYPE:  # `T<..>`: T's
+            base = node.named_child(0)
+            if base is not None and base.kind_id in _TYPE_IDENTIFIER:
+                if self.code is not None:
+                    name = self.code[base.start_byte : base.end_byte]
+                else:
+                    name = self.source[base.start_byte : base.end_byte].decode("utf-8", "replace")
+                return (name,) if name != "var" else None
+        elif node.type == "scoped_type_identifier":
+            written = self.text(node)
+            if _DOTTED.match(written) and not (self.broken and node.has_error):
+                parts = written.split(".")
+                if _KEYWORDS.isdisjoint(parts):
+                    return tuple(parts)
+        return _type_parts(node)
+
+    def var_type(self, type_node: Node | None, value: Node | None) -> Type | None:
+        """The declared type; for `var`, the type of a `new T(..)` or `(T) x` initialiser."""
+        if type_node is not None and type_node.type == "type_identifier":
+            name = self.text(type_node)
+            return (name,) if name != "var" else self.initialiser_type(value)
+        return self.type_parts(type_node)
+
+    def initialiser_type(self, value: Node | None) -> Type | None:
+        """`var x = new T(..)` / `var x = (T) y`: T."""
+        while value is not None and value.type == "parenthesized_expression" and value.named_child_count == 1:
+            value = value.named_children[0]
+        if value is not None and value.type in ("object_creation_expression", "cast_expression"):
+            return self.type_parts(value.child_by_field_id(_TYPE))
+        return None
+
+    def declare(self, target: dict[str, Type | None], node: Node) -> None:
+        """Bind the names a field / local variable declaration introduces."""
+        type_node = node.child_by_field_id(_TYPE)
+        declarators = node.children_by_field_id(_DECLARATOR)
+        if not declarators:
+            return
+        source, code = self.source, self.code
+        if type_node is not None and type_node.kind_id in _TYPE_IDENTIFIER:
+            if code is not None:
+                type_name = code[type_node.start_byte : type_node.end_byte]
+            else:
+                type_name = source[type_node.start_byte : type_node.end_byte].decode("utf-8", "replace")
+            if type_name == "var":
+                for declarator in declarators:
+                    name = declarator.child_by_field_id(_NAME)
+                    if name is not None:
+                        target[self.text(name)] = self.initialiser_type(declarator.child_by_field_id(_VALUE))
+                return
+            declared: Type | None = (type_name,)
+        else:
+            declared = self.type_parts(type_node)
+        for declarator in declarators:
+            name = declarator.child_by_field_id(_NAME)
+            if name is not None:
+                if code is not None:
+                    target[code[name.start_byte : name.end_byte]] = declared
+                else:
+                    target[source[name.start_byte : name.end_byte].decode("utf-8", "replace")] = declared
+
+    def declare_parameters(self, target: dict[str, Type | None], params: Node) -> int | None:
+        """Bind a method's / record's / lambda's formal parameters with their declared types. Returns how
+        many there are: None for varargs (any count fits)."""
+        count = 0
+        varargs = False
+        source, code = self.source, self.code
+        for param in params.named_children:
+            kind = param.type
+            if kind == "formal_parameter":
+                count += 1
+                name = param.child_by_field_id(_NAME)
+                if name is not None:
+                    if code is not None:
+                        written = code[name.start_byte : name.end_byte]
+                    else:
+                        written = source[name.start_byte : name.end_byte].decode("utf-8", "replace")
+                    target[written] = self.type_parts(param.child_by_field_id(_TYPE))
+            elif kind == "spread_parameter":  # `T... xs`
+                count += 1
+                varargs = True
+                named = [c for c in param.named_children if c.type not in ("modifiers", *_ANNOTATIONS)]
+                declarator = next((c for c in named if c.type == "variable_declarator"), None)
+                name = declarator.child_by_field_id(_NAME) if declarator is not None else None
+                if name is not None:
+                    target[self.text(name)] = self.type_parts(named[0]) if named[0] is not declarator else None
+        return None if varargs else count
+
 
 # ------------------------------------------------------------------------------------------------- helpers
-def _arity(args: Node | None) -> int | None:
-    if args is None:
-        return None
-    return sum(1 for c in args.named_children if c.type not in _COMMENTS)
-
-
-def _dotted(node: Node) -> str:
-    """`a.b.C` from an identifier / scoped_identifier, without whitespace or comments."""
-    parts: list[str] = []
-    while node is not None and node.type == "scoped_identifier":
-        parts.append(text(node.child_by_field_name("name")))
-        node = node.child_by_field_name("scope")
-    if node is not None:
-        parts.append(text(node))
-    return ".".join(reversed(parts))
+def _this_field(fields: list[str], ctx: Ctx) -> Type:
+    """`this.f.m()`: f's declared type if this class declares it, else as written."""
+    cls = ctx[1]
+    declared = cls.fields.get(fields[0]) if len(fields) == 1 and cls is not None else None
+    return declared or (SELF, *fields)
 
 
 def _chain(node: Node) -> Type | None:
@@ -407,7 +819,7 @@ def _chain(node: Node) -> Type | None:
     parts: list[str] = []
     while node.type == "field_access":
         field_node = node.child_by_field_name("field")
-        node = node.child_by_field_name("object")
+        node = node.child_by_field_id(_OBJECT)
         if field_node is None or field_node.type != "identifier" or node is None:
             return None
         parts.append(text(field_node))
@@ -417,10 +829,8 @@ def _chain(node: Node) -> Type | None:
     return tuple(reversed(parts))
 
 
-def _type_parts(node: Node | None) -> Type | None:
-    """("a", "b", "C") for `a.b.C<T>[]`; None for primitives, `var` and anything unrecognised."""
-    if node is None:
-        return None
+def _type_parts(node: Node) -> Type | None:
+    """`_Extractor.type_parts` by walking the type's nodes, for the forms written other than plainly."""
     while True:
         if node.type == "annotated_type":
             rest = [c for c in node.named_children if c.type not in _ANNOTATIONS]
@@ -459,53 +869,3 @@ def _type_parts(node: Node | None) -> Type | None:
         return None
     parts.append(text(node))
     return tuple(reversed(parts))
-
-
-def _var_type(type_node: Node | None, value: Node | None) -> Type | None:
-    """The declared type; for `var`, the type of a `new T(..)` or `(T) x` initialiser."""
-    if type_node is not None and type_node.type == "type_identifier" and text(type_node) == "var":
-        while value is not None and value.type == "parenthesized_expression" and value.named_child_count == 1:
-            value = value.named_children[0]
-        if value is not None and value.type in ("object_creation_expression", "cast_expression"):
-            return _type_parts(value.child_by_field_name("type"))
-        return None
-    return _type_parts(type_node)
-
-
-def _declare(target: dict[str, Type | None], node: Node) -> None:
-    """Bind the names a field / local variable / resource declaration introduces."""
-    type_node = node.child_by_field_name("type")
-    if node.type == "resource":
-        name = node.child_by_field_name("name")
-        if name is not None and type_node is not None:
-            target[text(name)] = _var_type(type_node, node.child_by_field_name("value"))
-        return
-    for declarator in node.children_by_field_name("declarator"):
-        name = declarator.child_by_field_name("name")
-        if name is not None:
-            target[text(name)] = _var_type(type_node, declarator.child_by_field_name("value"))
-
-
-def _parameters(params: Node) -> dict[str, Type | None]:
-    """Names and declared types of a method's / record's / lambda's formal parameters."""
-    found: dict[str, Type | None] = {}
-    for param in params.named_children:
-        if param.type == "formal_parameter":
-            name = param.child_by_field_name("name")
-            if name is not None:
-                found[text(name)] = _type_parts(param.child_by_field_name("type"))
-        elif param.type == "spread_parameter":  # `T... xs`
-            named = [c for c in param.named_children if c.type not in ("modifiers", *_ANNOTATIONS)]
-            declarator = next((c for c in named if c.type == "variable_declarator"), None)
-            name = declarator.child_by_field_name("name") if declarator is not None else None
-            if name is not None:
-                found[text(name)] = _type_parts(named[0]) if named[0] is not declarator else None
-    return found
-
-
-def _param_count(params: Node | None) -> int | None:
-    """Declared parameters of a method; None for varargs (any count fits) or when there is no list."""
-    if params is None:
-        return None
-    declared = [p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")]
-    return None if any(p.type == "spread_parameter" for p in declared) else len(declared)
