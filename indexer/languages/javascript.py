@@ -666,15 +666,7 @@ class _Walker:
         else:
             arity = None
         if target:
-            inferred = False
-            if len(target) >= 2:
-                types = ctx.types
-                if target[0] in types:
-                    typ, inferred = types[target[0]]
-                    target = typ + target[1:]
-                elif len(target) >= 3 and target[0] == SELF and target[1] in ctx.fields:
-                    target = ctx.fields[target[1]] + target[2:]
-            self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, node.start_point[0] + 1, arity, inferred))
+            self.add_call(ctx, target, node.start_point[0] + 1, arity)
         if items:
             self.stack.extend(reversed(items))
 
