@@ -38,7 +38,6 @@ import datetime as dt
 import gc
 import json
 import os
-import platform
 import random
 import shutil
 import subprocess
@@ -53,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from indexer import neo4j_local  # noqa: E402
 from indexer.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
 from indexer.graph_schema import Label  # noqa: E402
@@ -73,6 +73,8 @@ TARGETS = {
 
 # ---- helpers ------------------------------------------------------------------------------------------------
 
+
+EMBED_PACKAGES = ("fastembed", "onnxruntime", "tokenizers", "qdrant-edge-py", "bm25s", "neo4j")
 
 def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
@@ -101,30 +103,6 @@ def build_graph(git_dir: str, rev: str, name: str):
     graph = graph_of(report, selection, outcomes)
     seconds["graph"] = round(time.perf_counter() - t, 3)
     return commit, graph, seconds
-
-
-def machine() -> dict:
-    from importlib.metadata import version
-
-    model = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            model = line.split(":", 1)[1].strip()
-            break
-    mem_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal:")), 0)
-    return {
-        "nproc": os.cpu_count(), "cpu_model": model, "mem_gb": round(mem_kb / 1024 / 1024, 1),
-        "python": platform.python_version(), "platform": platform.platform(),
-        **{pkg: version(pkg) for pkg in ("fastembed", "onnxruntime", "tokenizers", "qdrant-edge-py", "bm25s", "neo4j")},
-    }
-
-
-def spider_commit() -> dict:
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
-    dirty = [line[3:] for line in git("status", "--porcelain", "--", "indexer", "query", "cypher").splitlines() if line]
-    return {"sha": git("rev-parse", "HEAD").strip(), "uncommitted_changes": dirty}
 
 
 # ---- phase: embed --------------------------------------------------------------------------------------------
@@ -714,7 +692,7 @@ def main() -> None:
             doc[phase] = {"embed": phase_embed, "search": phase_search, "der": phase_der}[phase](args)
             doc[phase]["command"] = " ".join(["python", "bench/embed.py", *sys.argv[1:]])
             doc[phase]["date"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-            doc.update(date=doc[phase]["date"], spider=spider_commit(), machine=machine())
+            doc.update(date=doc[phase]["date"], spider=spider_commit(), machine=machine(EMBED_PACKAGES))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc, indent=2) + "\n")  # after every phase: a later failure keeps it
     if args.analysis:

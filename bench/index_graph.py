@@ -34,7 +34,6 @@ import gc
 import io
 import json
 import os
-import platform
 import pstats
 import re
 import resource
@@ -48,6 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import environment  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
 from indexer import neo4j_local  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
 from indexer.languages import language_of  # noqa: E402
@@ -285,36 +285,13 @@ def _count(values) -> dict:
 
 
 def machine() -> dict:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     neo = neo4j_local.status()
-    mem_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal:")), 0)
-    import tree_sitter
-    from importlib.metadata import version
     return {
-        "nproc": os.cpu_count(), "cpu_model": model, "mem_gb": round(mem_kb / 1024 / 1024, 1),
-        "python": platform.python_version(), "platform": platform.platform(),
+        **environment.machine(("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript",
+                               "tree-sitter-typescript", "neo4j")),
         "neo4j_version": neo.get("neo4j_version"), "neo4j_uri": os.environ.get("NEO4J_URI") or neo.get("uri"),
         "neo4j_heap": neo4j_local.HEAP, "neo4j_pagecache": neo4j_local.PAGECACHE,
-        "tree_sitter": version("tree-sitter"),
-        "grammars": {g: version(g) for g in ("tree-sitter-python", "tree-sitter-java",
-                                             "tree-sitter-javascript", "tree-sitter-typescript")},
-        "neo4j_driver": version("neo4j"), "tree_sitter_module": tree_sitter.__name__,
     }
-
-
-def spider_commit() -> dict:
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
-    dirty = [line[3:] for line in git("status", "--porcelain", "--", "indexer", "cypher").splitlines() if line]
-    return {"sha": git("rev-parse", "HEAD").strip(), "uncommitted_indexer_changes": dirty}
 
 
 def table(runs: list[dict]) -> list[str]:
@@ -340,11 +317,11 @@ def markdown(doc: dict) -> str:
     mach, out = doc["machine"], []
     out.append("# Indexing benchmark (bench/index_graph.py)\n")
     out.append(f"Date {doc['date']}, spider {doc['spider']['sha'][:12]}"
-               + (f" (+ uncommitted: {', '.join(doc['spider']['uncommitted_indexer_changes'])})"
-                  if doc["spider"]["uncommitted_indexer_changes"] else "") + ".")
+               + (f" (+ uncommitted: {', '.join(doc['spider']['uncommitted_changes'])})"
+                  if doc["spider"]["uncommitted_changes"] else "") + ".")
     out.append(f"Machine: {mach['nproc']} CPU ({mach['cpu_model']}), {mach['mem_gb']} GB, Python {mach['python']}, "
                f"Neo4j {mach['neo4j_version']} (heap {mach['neo4j_heap']}, page cache {mach['neo4j_pagecache']}), "
-               f"tree-sitter {mach['tree_sitter']}.\n")
+               f"tree-sitter {mach['tree-sitter']}.\n")
     out.append("raw = `Parser.parse(bytes)` only; extract = `parse_file` (tree-sitter + extractor); both single "
                f"process, bytes in memory, best of {doc['runs'][0]['microbench']['passes']}. ratio = extract MB/s ÷ raw "
                "MB/s (target ≥ 50%). Stage seconds are the real pipeline (parse_all = in-process, or a pool of nproc workers above "
@@ -427,7 +404,7 @@ def main() -> None:
             runs.append(json.loads(Path(tmp.name).read_text()))
     doc = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "spider": spider_commit(),
+        "spider": environment.spider_commit(("indexer", "cypher")),
         "machine": machine(),
         "command": " ".join(["python", "bench/index_graph.py", *sys.argv[1:]]),
         "runs": runs,
