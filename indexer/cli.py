@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import shutil
 import sys
 from pathlib import Path
@@ -26,6 +27,9 @@ def fail_cleanly(command: Callable) -> Callable:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         prog = click.get_current_context().find_root().info_name or "spider"
+        # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
+        # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
         try:
             return command(*args, **kwargs)
         except SpiderError as exc:

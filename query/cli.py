@@ -1,23 +1,17 @@
-"""`spider-query`: issue text -> the functions of an indexed snapshot most likely to need edits."""
+"""`spider-query`: issue text -> the functions of an indexed snapshot most likely to need edits, each explained."""
 
 from __future__ import annotations
 
 import sys
-import time
 
 import click
 
 from indexer import neo4j_local
 from indexer.cli import fail_cleanly
-from indexer.embedding import open_embedder
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
-from indexer.vectors import collection_name, open_vector_store
-from query.bm25 import snapshot_index
-from query.dense import dense_ranking
-from query.results import Answer, ranked
-
-METHODS = ("der", "bm25")
+from query.expand import parse_edges
+from query.pipeline import METHODS, SELECTORS, answer_query, open_selector
 
 
 def read_issue(issue: str | None, issue_file) -> str:
@@ -36,39 +30,39 @@ def read_issue(issue: str | None, issue_file) -> str:
 @click.option("--issue-file", type=click.File("r"), help="Read the issue text from FILE ('-' for stdin).")
 @click.option("--repo", help="Repository as indexed by `spider index` (default: the only one indexed).")
 @click.option("--rev", help="Snapshot: a commit sha (prefix) or the revision it was indexed as (default: newest).")
-@click.option("--method", type=click.Choice(METHODS), default="der", show_default=True,
-              help="der: dense retrieval over function embeddings; bm25: sparse retrieval over the same texts.")
+@click.option("--method", type=click.Choice(METHODS), default="spider", show_default=True,
+              help="der: dense retrieval; bm25: sparse retrieval; spider: dense + graph expansion + selection; "
+                   "spisr: the same expansion over the BM25 ranking.")
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=20, show_default=True, help="How many functions.")
-@click.option("--model", help="Embedding model for der (default: the one the snapshot was indexed with).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: every field of every result.")
+@click.option("-n", "n", type=click.IntRange(1, 5000), default=500, show_default=True,
+              help="spider/spisr: candidate pool; neighbours outside the first-stage top-n are dropped (Stage 1).")
+@click.option("-c", "c", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="spider/spisr: seeds, the top-c results whose graph neighbourhoods are explored.")
+@click.option("--edges", default="contains:4", show_default=True, metavar="TYPE:DEPTH,...",
+              help="spider/spisr: relationship types to expand along, each with its depth (1-6), e.g. "
+                   "contains:4,invokes:2. Types: contains, invokes, imports, inherits.")
+@click.option("--selector", type=click.Choice(SELECTORS),
+              help="spider/spisr Stage 2: anthropic (ANTHROPIC_API_KEY), openai (SPIDER_OPENAI_BASE_URL, any "
+                   "OpenAI-compatible server), learned (no LLM), all (admit every proposal: more than k results), "
+                   "none (= the first-stage ranking). Default: an LLM if one is configured, else learned.")
+@click.option("--model", help="The selector's LLM (default: SPIDER_ANTHROPIC_MODEL / SPIDER_OPENAI_MODEL).")
+@click.option("--embed-model", help="Embedding model for the dense ranking (default: the snapshot's own).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: every field of every result, every selector call.")
 @fail_cleanly
-def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int,
-         model: str | None, as_json: bool) -> None:
+def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
+         edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool) -> None:
     """Rank the functions of an indexed repository snapshot for ISSUE (text of a bug report or task).
 
-    Each result has its rank, score, id (path:qualified.name) and path:lines.
+    Each result has its rank, score, id (path:qualified.name), path:lines and, for spider/spisr, why it is
+    there: its first-stage rank, or the seed, hops and relationships that reached it and the selector's verdict.
     """
     text = read_issue(issue, issue_file)
-    seconds: dict[str, float] = {}
+    graph = method in ("spider", "spisr")
+    chosen, notes = open_selector(selector, model) if graph else (None, [])
+    edge_depths = parse_edges(edges) if graph else None
     with GraphStore(neo4j_local.connection_settings()) as store:
         repo = repo or store.only_repository()
         snapshot = store.resolve_snapshot(repo, rev)
-        t = time.perf_counter()
-        if method == "bm25":
-            scored = snapshot_index(store, repo, snapshot).search(text, k)
-            used_model = None
-        else:
-            embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
-            if not embedding and not model:
-                raise SpiderError(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
-                                  "re-index it without --no-embed, or use --method bm25")
-            embedder = open_embedder(model or embedding["model"])
-            seconds["model load"] = round(time.perf_counter() - t, 3)
-            t = time.perf_counter()
-            with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
-                scored = dense_ranking(embedder, vectors, repo, snapshot, text, k)
-            used_model = embedder.name
-        seconds[method] = round(time.perf_counter() - t, 3)
-        answer = Answer(repo, snapshot, method, k, ranked(store, repo, snapshot, scored, "bm25" if method == "bm25" else "dense"),
-                        seconds, used_model)
+        answer = answer_query(store, repo, snapshot, text, method, k, n, c, edge_depths, chosen, embed_model)
+    answer.notes[:0] = notes
     click.echo(answer.to_json() if as_json else answer.to_table())

@@ -1,12 +1,17 @@
-"""What a query returns, and how it is printed: a table for people, JSON (same fields) for agents."""
+"""What a query returns and how it is printed: a table for people, JSON with every field for agents.
+
+Every result says why it is there: its place in the first-stage ranking, and for graph items the seed it was
+reached from, the hop count, the relationships walked and the selector's verdict.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
 
-from indexer.graph_store import GraphStore
 import cypher
+from indexer.graph_store import GraphStore
+from query.select import Decision
 
 
 @dataclass
@@ -17,11 +22,22 @@ class Result:
     path: str = ""
     start_line: int | None = None
     end_line: int | None = None
-    origin: str = "dense"  # dense | bm25 (later: graph)
+    dense_rank: int | None = None  # place in the first-stage ranking (dense; BM25 for bm25/spisr)
+    origin: str = "dense"  # dense | bm25 | graph
+    seed: str | None = None  # graph items: the seed they were reached from
+    hops: int | None = None
+    edge_path: list[str] | None = None  # e.g. ["<-CONTAINS-", "-CONTAINS->"]
+    verdict: str | None = None  # seed | admitted | rejected | not offered (dense items the selector saw or not)
 
     @property
     def lines(self) -> str:
         return f"{self.start_line}-{self.end_line}" if self.start_line else ""
+
+    def why(self) -> str:
+        if self.origin != "graph":
+            return f"{self.origin} #{self.dense_rank}" + (f" ({self.verdict})" if self.verdict in ("seed", "admitted") else "")
+        path = " ".join(self.edge_path or [])
+        return f"graph, {self.hops} hop(s) from {self.seed} [{path}], {self.verdict}; was #{self.dense_rank}"
 
 
 @dataclass
@@ -32,34 +48,66 @@ class Answer:
     k: int
     results: list[Result]
     seconds: dict[str, float] = field(default_factory=dict)
-    model: str | None = None
+    model: str | None = None  # embedding model (der, spider)
+    selector: str | None = None  # spider, spisr
+    edges: str | None = None
+    summary: dict[str, int] = field(default_factory=dict)  # seeds, proposals, offered, admitted, displaced, tokens
+    displaced: list[Result] = field(default_factory=list)
+    calls: list[Decision] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         payload = asdict(self)
-        for row, result in zip(payload["results"], self.results):
-            row["lines"] = result.lines
+        for rows, results in ((payload["results"], self.results), (payload["displaced"], self.displaced)):
+            for row, result in zip(rows, results):
+                row["lines"] = result.lines
         return json.dumps(payload, indent=2)
 
     def to_table(self) -> str:
-        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] for r in self.results]
-        header = ["rank", "score", "id", "path:lines"]
+        graph = self.selector is not None
+        header = ["rank", "score", "id", "path:lines"] + (["why"] if graph else [])
+        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if graph else [])
+                for r in self.results]
         widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        for item in self.displaced:
+            lines.append(f"displaced: {item.id} ({item.origin} #{item.dense_rank})")
+        for call in self.calls:
+            if call.status != "ok":
+                lines.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
+            elif call.ignored:
+                lines.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
+        lines.extend(f"note: {note}" for note in self.notes)
+        lines.append(self.headline())
+        return "\n".join(lines)
+
+    def headline(self) -> str:
         timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())
         model = f", model {self.model}" if self.model else ""
-        lines.append(f"{self.method} top-{self.k} of {self.repo} @ {self.snapshot[:12]}{model}: {timing}")
-        return "\n".join(lines)
+        line = f"{self.method} top-{self.k} of {self.repo} @ {self.snapshot[:12]}{model}"
+        if self.selector is not None:
+            s = self.summary
+            line += (f", selector {self.selector}, edges {self.edges}: {s['proposals']} proposal(s) from "
+                     f"{s['seeds']} seed(s), {s['admitted']} admitted, {s['displaced']} displaced; "
+                     f"tokens {s['tokens_in']} in / {s['tokens_out']} out")
+        return f"{line}: {timing}"
+
+
+def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str]) -> dict[str, dict]:
+    """Where each function is (path, lines, language) and its code, by id."""
+    keys, rows = store.read(cypher.load("functions_by_id"), {"repo": repo, "snapshot": snapshot, "ids": ids})
+    return {row[0]: dict(zip(keys, row)) for row in rows}
 
 
 def ranked(store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: str) -> list[Result]:
-    """Number the (id, score) pairs and fill in where each function is, from the graph."""
-    ids = [node_id for node_id, _ in scored]
-    keys, rows = store.read(cypher.load("functions_by_id"), {"repo": repo, "snapshot": snapshot, "ids": ids})
-    where = {row[0]: dict(zip(keys, row)) for row in rows}
-    results = []
-    for rank, (node_id, score) in enumerate(scored, start=1):
-        info = where.get(node_id, {})
-        results.append(Result(rank, node_id, round(score, 6), info.get("path", ""), info.get("start_line"),
-                              info.get("end_line"), origin))
-    return results
+    """Number the (id, score) pairs of a first-stage ranking and fill in where each function is."""
+    where = function_info(store, repo, snapshot, [node_id for node_id, _ in scored])
+    return [located(Result(rank, node_id, round(score, 6), dense_rank=rank, origin=origin), where)
+            for rank, (node_id, score) in enumerate(scored, start=1)]
+
+
+def located(result: Result, where: dict[str, dict]) -> Result:
+    info = where.get(result.id, {})
+    result.path, result.start_line, result.end_line = info.get("path", ""), info.get("start_line"), info.get("end_line")
+    return result

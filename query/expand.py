@@ -1,0 +1,94 @@
+"""Step 3 of the query: the graph neighbourhood of the seeds, from one Cypher query (`cypher/expand.cypher`).
+
+Each relationship type is expanded to its own depth; a function reached along several types keeps its shortest
+path (tie: the higher-ranked seed, then the type order CONTAINS, INVOKES, IMPORTS, INHERITS). Dense call graphs
+flood the neighbourhood, so INVOKES neighbours are capped at the `invokes_cap` best-ranked ones (paper, App.
+"Qualitative Analysis"), before the types are merged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cypher
+from indexer.errors import SpiderError
+from indexer.graph_schema import Rel
+from indexer.graph_store import GraphStore
+
+MAX_DEPTH = 6  # expand.cypher has one branch per depth 1..6
+INVOKES_CAP = 100
+DEFAULT_EDGES = {Rel.CONTAINS: 4}
+_TYPE_ORDER = {rel: i for i, rel in enumerate((Rel.CONTAINS, Rel.INVOKES, Rel.IMPORTS, Rel.INHERITS))}
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    id: str
+    seed: str
+    hops: int
+    rel_type: Rel
+    edge_path: tuple[str, ...]  # e.g. ("<-CONTAINS-", "-CONTAINS->"): up to the class, down to a sibling
+    via: tuple[str, ...]  # ids of the nodes between the seed and this function
+
+
+def parse_edges(spec: str) -> dict[Rel, int]:
+    """`contains:4,invokes:2` -> {CONTAINS: 4, INVOKES: 2}; a type without depth gets its paper default."""
+    edges: dict[Rel, int] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, depth = part.partition(":")
+        try:
+            rel = Rel(name.strip().upper())
+        except ValueError:
+            raise SpiderError(f"unknown relationship type {name.strip()!r} in --edges "
+                              f"(choose from {', '.join(r.value.lower() for r in Rel)})") from None
+        if not depth:
+            edges[rel] = 2 if rel is Rel.INVOKES else 4
+            continue
+        if not depth.strip().isdigit() or not 1 <= int(depth) <= MAX_DEPTH:
+            raise SpiderError(f"depth of {name.strip()} in --edges must be a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
+        edges[rel] = int(depth)
+    if not edges:
+        raise SpiderError("--edges names no relationship type (e.g. contains:4,invokes:2)")
+    return edges
+
+
+def edges_label(edges: dict[Rel, int]) -> str:
+    return ",".join(f"{rel.value.lower()}:{depth}" for rel, depth in sorted(edges.items(), key=lambda e: _TYPE_ORDER[e[0]]))
+
+
+def expand_neighbourhood(
+    store: GraphStore,
+    repo: str,
+    snapshot: str,
+    seeds: list[str],
+    edges: dict[Rel, int],
+    pool: list[str] | None = None,
+    invokes_cap: int | None = INVOKES_CAP,
+) -> list[Neighbour]:
+    """Functions within reach of `seeds` (best first), each once, with the path that reached it.
+
+    `pool` is the ranking the query draws from (best first): only its members come back (Stage 1) and the
+    INVOKES cap keeps its best-ranked members. Without a pool every reachable function comes back, uncapped.
+    """
+    if not seeds:
+        return []
+    params = {"repo": repo, "snapshot": snapshot, "seeds": seeds,
+              "edges": {rel.value: depth for rel, depth in edges.items()}, "pool": pool}
+    keys, rows = store.read(cypher.load("expand"), params)
+    found = [dict(zip(keys, row)) for row in rows]
+    seed_rank = {seed: i for i, seed in enumerate(seeds)}
+    if pool is not None and invokes_cap is not None:
+        rank = {node_id: i for i, node_id in enumerate(pool)}
+        invoked = sorted((r for r in found if r["rel_type"] == Rel.INVOKES), key=lambda r: rank[r["id"]])
+        dropped = {id(r) for r in invoked[invokes_cap:]}
+        found = [r for r in found if id(r) not in dropped]
+    def preference(row: dict) -> tuple[int, int, int]:
+        return row["hops"], seed_rank[row["seed"]], _TYPE_ORDER[Rel(row["rel_type"])]
+
+    best: dict[str, dict] = {}
+    for row in found:
+        if row["id"] not in best or preference(row) < preference(best[row["id"]]):
+            best[row["id"]] = row
+    ordered = sorted(best.values(), key=lambda r: (*preference(r)[:2], r["id"]))
+    return [Neighbour(r["id"], r["seed"], r["hops"], Rel(r["rel_type"]), tuple(r["edge_path"]), tuple(r["via"]))
+            for r in ordered]

@@ -1,0 +1,207 @@
+"""LLM selectors: one port (`complete(system, user)`) with two backends, the Anthropic Messages API through the
+`anthropic` SDK and any OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp) over HTTP.
+
+The selector around them is shared: build the prompt, serve identical prompts from a disk cache, parse the JSON
+answer, drop ids that were not offered, and turn every failure into a Decision that admits nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import anthropic
+import httpx
+
+from indexer.errors import SpiderError
+from indexer.settings import spider_home
+from query.prompt import MalformedAnswer, parse_selection, system_prompt, user_prompt
+from query.select import Decision, SelectionRequest
+
+TEMPERATURE = 0.0
+MAX_TOKENS = 1024
+RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+
+
+def timeout_seconds() -> float:
+    return float(os.environ.get("SPIDER_LLM_TIMEOUT", "60"))
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens_in: int
+    tokens_out: int
+
+
+class LLMFailure(Exception):
+    """A call that produced no answer; `status` is what the query output reports for the seed."""
+
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
+class Backend(Protocol):
+    provider: str
+    model: str
+
+    def complete(self, system: str, user: str) -> Completion: ...
+
+
+class AnthropicBackend:
+    """The Messages API. The SDK retries 429/5xx itself, honouring retry-after; ANTHROPIC_BASE_URL redirects it."""
+
+    provider = "anthropic"
+
+    def __init__(self, model: str | None = None) -> None:
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
+        self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        self.client = anthropic.Anthropic(timeout=timeout_seconds(), max_retries=RETRIES)
+
+    def complete(self, system: str, user: str) -> Completion:
+        try:
+            message = self.client.messages.create(
+                model=self.model, max_tokens=MAX_TOKENS, temperature=TEMPERATURE, system=system,
+                messages=[{"role": "user", "content": user}],
+            )
+        except anthropic.APITimeoutError:
+            raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
+        except anthropic.RateLimitError as exc:
+            raise LLMFailure("rate limited", f"HTTP 429 after {RETRIES} retries: {_first_line(exc)}") from None
+        except anthropic.APIStatusError as exc:
+            raise LLMFailure("API error", f"HTTP {exc.status_code}: {_first_line(exc)}") from None
+        except anthropic.APIConnectionError as exc:
+            raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
+        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        return Completion(text, message.usage.input_tokens, message.usage.output_tokens)
+
+
+class OpenAIBackend:
+    """POST {base}/chat/completions, with retries and backoff on 429, 5xx and dropped connections."""
+
+    provider = "openai"
+
+    def __init__(self, model: str | None = None) -> None:
+        base_url = os.environ.get("SPIDER_OPENAI_BASE_URL")
+        if not base_url:
+            raise SpiderError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
+        self.model = model or os.environ.get("SPIDER_OPENAI_MODEL") or ""
+        if not self.model:
+            raise SpiderError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
+        headers = {"Authorization": f"Bearer {os.environ['SPIDER_OPENAI_API_KEY']}"} if os.environ.get("SPIDER_OPENAI_API_KEY") else {}
+        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout_seconds())
+
+    def complete(self, system: str, user: str) -> Completion:
+        body = {"model": self.model, "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+        for attempt in range(RETRIES + 1):
+            try:
+                response = self.client.post("chat/completions", json=body)
+            except httpx.TimeoutException:
+                raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
+            except httpx.TransportError as exc:
+                if attempt == RETRIES:
+                    raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
+                time.sleep(_backoff(attempt, None))
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                if attempt == RETRIES:
+                    status = "rate limited" if response.status_code == 429 else "API error"
+                    raise LLMFailure(status, f"HTTP {response.status_code} after {RETRIES} retries")
+                time.sleep(_backoff(attempt, response.headers.get("retry-after")))
+                continue
+            if response.status_code != 200:
+                raise LLMFailure("API error", f"HTTP {response.status_code}: {response.text[:120]}")
+            try:
+                payload = response.json()
+                text = payload["choices"][0]["message"]["content"] or ""
+            except (ValueError, KeyError, IndexError, TypeError):
+                raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
+            usage = payload.get("usage") or {}
+            return Completion(text, usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
+        raise AssertionError("unreachable")
+
+
+def _backoff(attempt: int, retry_after: str | None) -> float:
+    try:
+        return min(float(retry_after), 30.0) if retry_after is not None else min(0.5 * 2**attempt, 8.0)
+    except ValueError:
+        return min(0.5 * 2**attempt, 8.0)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:160] if text else type(exc).__name__
+
+
+class AnswerCache:
+    """Answers keyed by a hash of (provider, model, sampling settings, prompts), one JSON file each, under
+    SPIDER_LLM_CACHE (default SPIDER_HOME/llm-cache)."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        configured = os.environ.get("SPIDER_LLM_CACHE")
+        self.directory = directory or (Path(configured) if configured else spider_home() / "llm-cache")
+
+    @staticmethod
+    def key(backend: Backend, system: str, user: str) -> str:
+        material = json.dumps([backend.provider, backend.model, TEMPERATURE, MAX_TOKENS, system, user])
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    def get(self, key: str) -> Completion | None:
+        path = self.directory / f"{key}.json"
+        try:
+            return Completion(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, key: str, completion: Completion) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        staging = self.directory / f"{key}.{os.getpid()}.tmp"
+        staging.write_text(json.dumps(completion.__dict__))
+        staging.replace(self.directory / f"{key}.json")
+
+
+class LLMSelector:
+    uses_budget = True
+
+    def __init__(self, backend: Backend, cache: AnswerCache | None = None) -> None:
+        self.backend = backend
+        self.cache = cache or AnswerCache()
+        self.name = f"{backend.provider} ({backend.model})"
+
+    def decide(self, request: SelectionRequest) -> Decision:
+        offered = [c.id for c in request.candidates]
+        decision = Decision(request.seed.id, offered)
+        system, user = system_prompt(request), user_prompt(request)
+        key = self.cache.key(self.backend, system, user)
+        start = time.perf_counter()
+        completion = self.cache.get(key)
+        decision.cached = completion is not None
+        if completion is None:
+            try:
+                completion = self.backend.complete(system, user)
+            except LLMFailure as failure:
+                decision.status, decision.detail = failure.status, str(failure)
+                decision.seconds = round(time.perf_counter() - start, 4)
+                return decision
+        decision.tokens_in, decision.tokens_out = completion.tokens_in, completion.tokens_out
+        decision.seconds = round(time.perf_counter() - start, 4)
+        try:
+            selected = parse_selection(completion.text)
+        except MalformedAnswer as exc:
+            decision.status, decision.detail = "malformed answer", str(exc)
+            return decision
+        if not decision.cached:
+            self.cache.put(key, completion)
+        allowed = set(offered)
+        decision.admitted = [i for i in dict.fromkeys(selected) if i in allowed]
+        decision.ignored = [i for i in dict.fromkeys(selected) if i not in allowed]
+        return decision

@@ -1,0 +1,185 @@
+"""The query, end to end (DESIGN.md "Query pipeline"): first-stage ranking, then for spider/spisr the seeds,
+expansion, Stage 1, Stage 2, exchange and explanation. Each step lives in its own module; this one wires them
+and times them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from indexer.embedding import open_embedder
+from indexer.errors import SpiderError
+from indexer.graph_schema import Rel
+from indexer.graph_store import GraphStore
+from indexer.vectors import collection_name, open_vector_store
+from query.bm25 import snapshot_index
+from query.dense import dense_ranking
+from query.exchange import exchange
+from query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
+from query.learned import NamedInIssueSelector
+from query.llm import AnthropicBackend, LLMSelector, OpenAIBackend
+from query.results import Answer, Result, function_info, located, ranked
+from query.select import AdmitAll, AdmitNone, Candidate, Decision, SelectionRequest, Selector, decide_all
+
+FIRST_STAGE = {"der": "dense", "bm25": "bm25", "spider": "dense", "spisr": "bm25"}
+METHODS = tuple(FIRST_STAGE)
+SELECTORS = ("anthropic", "openai", "learned", "all", "none")  # `oracle` is for evaluation only
+
+
+@dataclass
+class Ranking:
+    """A first-stage ranking of one snapshot: (id, score) best first, and what produced it."""
+
+    scored: list[tuple[str, float]]
+    origin: str  # dense | bm25
+    model: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: str, n: int,
+                embed_model: str | None = None) -> Ranking:
+    start = time.perf_counter()
+    if origin == "bm25":
+        scored = snapshot_index(store, repo, snapshot).search(issue, n)
+        return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
+    embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
+    if not embedding and not embed_model:
+        raise SpiderError(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
+                          "re-index it without --no-embed, or use --method bm25 or spisr")
+    embedder = open_embedder(embed_model or embedding["model"])
+    loaded = time.perf_counter()
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        scored = dense_ranking(embedder, vectors, repo, snapshot, issue, n)
+    seconds = {"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)}
+    return Ranking(scored, origin, embedder.name, seconds)
+
+
+def open_selector(name: str | None, model: str | None = None) -> tuple[Selector, list[str]]:
+    """The selector a user asked for (None: an LLM if one is configured, else `learned`), and notes to print."""
+    notes = []
+    if name is None:
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            name = "anthropic"
+        elif os.environ.get("SPIDER_OPENAI_BASE_URL"):
+            name = "openai"
+        else:
+            name = "learned"
+            notes.append("no LLM configured (ANTHROPIC_API_KEY or SPIDER_OPENAI_BASE_URL): the learned selector decided")
+    if name == "anthropic":
+        return LLMSelector(AnthropicBackend(model)), notes
+    if name == "openai":
+        return LLMSelector(OpenAIBackend(model)), notes
+    simple = {"learned": NamedInIssueSelector, "all": AdmitAll, "none": AdmitNone}
+    if name not in simple:
+        raise SpiderError(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
+    return simple[name](), notes
+
+
+def edge_phrase(edges: dict[Rel, int]) -> str:
+    parts = [f"{rel.value.lower()} (up to {depth} hops)" for rel, depth in edges.items()]
+    return " and ".join(parts) + " relationships"
+
+
+def graph_answer(
+    store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, method: str, selector: Selector,
+    k: int = 20, n: int = 500, c: int = 5, edges: dict[Rel, int] | None = None,
+) -> Answer:
+    """Algorithm 1 over a first-stage ranking: seeds are its top-c, Stage 1 keeps neighbours in its top-n."""
+    edges = edges or DEFAULT_EDGES
+    seconds = dict(ranking.seconds)
+    pool = [node_id for node_id, _ in ranking.scored[:n]]
+    score = dict(ranking.scored[:n])
+    pool_rank = {node_id: rank for rank, node_id in enumerate(pool, start=1)}
+    top_k = pool[:k]
+    seeds = top_k[:c]
+
+    clock = time.perf_counter()
+    neighbours = expand_neighbourhood(store, repo, snapshot, seeds, edges, pool=pool)
+    seconds["expand"] = round(time.perf_counter() - clock, 4)
+
+    clock = time.perf_counter()
+    info = function_info(store, repo, snapshot, list(dict.fromkeys(top_k + [nb.id for nb in neighbours])))
+    seconds["fetch code"] = round(time.perf_counter() - clock, 4)
+
+    clock = time.perf_counter()
+    requests = selection_requests(issue, seeds, neighbours, info, pool_rank, score, edges)
+    decisions = decide_all(selector, requests)
+    seconds["select"] = round(time.perf_counter() - clock, 4)
+
+    clock = time.perf_counter()
+    admitted = {d.seed: d.admitted for d in decisions}
+    result = exchange(top_k, seeds, admitted, pool_rank, keep_budget=selector.uses_budget)
+    seconds["exchange"] = round(time.perf_counter() - clock, 4)
+
+    nearest = {nb.id: nb for nb in neighbours}
+    offered = {i for d in decisions for i in d.offered}
+    admitted_ids = {i for d in decisions for i in d.admitted}
+    results = []
+    for rank, node_id in enumerate(result.ranking, start=1):
+        item = Result(rank, node_id, round(score[node_id], 6), dense_rank=pool_rank[node_id], origin=ranking.origin)
+        if node_id in seeds:
+            item.verdict = "seed"
+        elif node_id in offered:
+            item.verdict = "admitted" if node_id in admitted_ids else "rejected"
+        if node_id not in top_k:
+            nb = nearest[node_id]
+            item.origin, item.seed, item.hops, item.edge_path = "graph", nb.seed, nb.hops, list(nb.edge_path)
+        results.append(located(item, info))
+    displaced = [located(Result(0, i, round(score[i], 6), dense_rank=pool_rank[i], origin=ranking.origin), info)
+                 for i in result.displaced]
+    fresh = [d for d in decisions if not d.cached]
+    in_top = set(top_k)
+    summary = {
+        "seeds": len(seeds), "neighbours": len(neighbours),
+        "proposals": sum(1 for nb in neighbours if nb.id not in in_top),
+        "offered": sum(len(d.offered) for d in decisions), "admitted": len(result.admitted),
+        "displaced": len(result.displaced), "calls": len(decisions),
+        "failed_calls": sum(1 for d in decisions if d.status != "ok"),
+        "cached_calls": len(decisions) - len(fresh),
+        "tokens_in": sum(d.tokens_in for d in fresh), "tokens_out": sum(d.tokens_out for d in fresh),
+    }
+    notes = []
+    if not selector.uses_budget:
+        notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
+    return Answer(repo, snapshot, method, k, results, seconds, ranking.model, selector.name, edges_label(edges),
+                  summary, displaced, decisions, notes)
+
+
+def selection_requests(
+    issue: str, seeds: list[str], neighbours: list[Neighbour], info: dict[str, dict], pool_rank: dict[str, int],
+    score: dict[str, float], edges: dict[Rel, int],
+) -> list[SelectionRequest]:
+    """One request per seed that has Stage-1 neighbours, each neighbour offered under its nearest seed."""
+    def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
+        code = (info.get(node_id) or {}).get("code") or ""
+        if nb is None:
+            return Candidate(node_id, code, pool_rank[node_id], score[node_id])
+        return Candidate(node_id, code, pool_rank[node_id], score[node_id], nb.hops, nb.rel_type.value, nb.edge_path)
+
+    requests = []
+    for index, seed in enumerate(seeds):
+        mine = [candidate(nb.id, nb) for nb in neighbours if nb.seed == seed]
+        if mine:
+            requests.append(SelectionRequest(issue, candidate(seed), mine, index, len(seeds), edge_phrase(edges)))
+    return requests
+
+
+def answer_query(
+    store: GraphStore, repo: str, snapshot: str, issue: str, method: str, k: int = 20, n: int = 500, c: int = 5,
+    edges: dict[Rel, int] | None = None, selector: Selector | None = None, embed_model: str | None = None,
+) -> Answer:
+    """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
+    if method not in FIRST_STAGE:
+        raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    graph = method in ("spider", "spisr")
+    if graph and not 1 <= c <= k <= n:
+        raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
+    ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], max(n, k) if graph else k, embed_model)
+    if not graph:
+        clock = time.perf_counter()
+        results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)
+        ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
+        return Answer(repo, snapshot, method, k, results, ranking.seconds, ranking.model)
+    return graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)

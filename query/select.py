@@ -1,0 +1,106 @@
+"""Step 5 of the query: Stage-2 selection, one decision per seed, the seeds' calls issued concurrently.
+
+A selector sees the issue, the seed and the seed's candidates (Stage-1 neighbours) and admits some of them.
+Whatever goes wrong inside one call (timeout, rate limit, a non-JSON answer) costs that seed its admissions, never
+the query: the Decision says what happened. Ids a selector returns that were not offered are dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    code: str
+    rank: int  # 1-based place in the ranking the query started from (dense, or BM25 for spisr)
+    score: float
+    hops: int = 0  # 0 for the seed itself
+    rel_type: str = ""
+    edge_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SelectionRequest:
+    issue: str
+    seed: Candidate
+    candidates: list[Candidate]
+    seed_index: int  # 0-based, among n_seeds
+    n_seeds: int
+    edge_phrase: str  # e.g. "contains relationships (up to 4 hops)"
+
+
+@dataclass
+class Decision:
+    seed: str
+    offered: list[str]
+    admitted: list[str] = field(default_factory=list)
+    status: str = "ok"  # ok | malformed answer | timeout | rate limited | API error | no API key
+    detail: str = ""
+    ignored: list[str] = field(default_factory=list)  # returned ids that were not offered
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+
+
+class Selector(Protocol):
+    name: str  # what the output calls it, e.g. "anthropic (claude-sonnet-4-5)"
+    uses_budget: bool  # False only for `all`: admit everything, the answer grows past K
+
+    def decide(self, request: SelectionRequest) -> Decision: ...
+
+
+class AdmitAll:
+    """Stage 2 disabled (the paper's ceiling): every proposal is admitted and the answer is longer than K."""
+
+    name = "all"
+    uses_budget = False
+
+    def decide(self, request: SelectionRequest) -> Decision:
+        offered = [c.id for c in request.candidates]
+        return Decision(request.seed.id, offered, admitted=list(offered))
+
+
+class AdmitNone:
+    """Stage 2 admits nothing: the answer is the baseline ranking (DER for spider, SR for spisr)."""
+
+    name = "none"
+    uses_budget = True
+
+    def decide(self, request: SelectionRequest) -> Decision:
+        return Decision(request.seed.id, [c.id for c in request.candidates])
+
+
+class AdmitOracle:
+    """Admits exactly the offered candidates that are targets: the upper bound of any selector (evaluation only)."""
+
+    name = "oracle"
+    uses_budget = True
+
+    def __init__(self, targets: set[str]) -> None:
+        self.targets = targets
+
+    def decide(self, request: SelectionRequest) -> Decision:
+        offered = [c.id for c in request.candidates]
+        return Decision(request.seed.id, offered, admitted=[i for i in offered if i in self.targets])
+
+
+def decide_all(selector: Selector, requests: list[SelectionRequest], concurrency: int | None = None) -> list[Decision]:
+    """One decision per request, in request order; the calls run at the same time (one thread each)."""
+    if not requests:
+        return []
+
+    def timed(request: SelectionRequest) -> Decision:
+        start = time.perf_counter()
+        decision = selector.decide(request)
+        if not decision.seconds:
+            decision.seconds = round(time.perf_counter() - start, 4)
+        return decision
+
+    with ThreadPoolExecutor(concurrency or len(requests)) as pool:
+        return list(pool.map(timed, requests))

@@ -1,0 +1,141 @@
+"""`spider-query --method spider|spisr` end to end: real Neo4j, Qdrant Edge, the test embedding model, and a
+local server that speaks the Anthropic API for the LLM selector."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from indexer.pipeline import index_repository
+from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.llm_server import FakeLLM, Reply, Seen
+from tests.fixtures.shop import PYTHON
+
+pytestmark = pytest.mark.integration
+
+ISSUE = "checkout charges the wrong amount: the discount is applied twice to the order total"
+GRAPH_ARGS = ("-k", "4", "-c", "2", "-n", "50", "--edges", "contains:4,invokes:2")
+
+
+def spider_query(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["spider-query", *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+
+
+def answer_of(*args: str, env: dict | None = None) -> dict:
+    result = spider_query(*args, "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory, neo4j_settings) -> str:
+    from indexer.graph_store import GraphStore
+
+    root, _ = make_repo(tmp_path_factory.mktemp("shop"), PYTHON.files)
+    repo = f"test/spider-shop-{os.getpid()}"
+    with GraphStore(neo4j_settings) as store:
+        index_repository(store, str(root), repo=repo, force=True)
+    return repo
+
+
+def no_llm() -> dict:
+    return {"ANTHROPIC_API_KEY": "", "SPIDER_OPENAI_BASE_URL": ""}
+
+
+def check_explained(answer: dict) -> None:
+    """Graph items sit right below their seed (or another item of that seed) and carry their path."""
+    ids = [r["id"] for r in answer["results"]]
+    for position, result in enumerate(answer["results"]):
+        assert result["rank"] == position + 1 and result["dense_rank"] >= 1
+        if result["origin"] == "graph":
+            assert result["verdict"] == "admitted" and result["hops"] == len(result["edge_path"]) >= 1
+            above = answer["results"][position - 1]
+            assert above["id"] == result["seed"] or (above["origin"] == "graph" and above["seed"] == result["seed"])
+            assert result["seed"] in ids[:position]
+
+
+def test_selector_none_answers_exactly_like_der(shop):
+    der = answer_of(ISSUE, "--repo", shop, "--method", "der", "-k", "4")
+    spider = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "none", *GRAPH_ARGS)
+
+    assert [r["id"] for r in spider["results"]] == [r["id"] for r in der["results"]]
+    assert spider["summary"]["admitted"] == spider["summary"]["displaced"] == 0
+    assert spider["summary"]["proposals"] > 0 and spider["selector"] == "none"
+
+
+def test_selector_all_is_the_ceiling_and_is_flagged(shop):
+    answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "all", *GRAPH_ARGS)
+
+    graph = [r for r in answer["results"] if r["origin"] == "graph"]
+    assert len(answer["results"]) == 4 + answer["summary"]["proposals"] and len(graph) == answer["summary"]["proposals"]
+    assert answer["summary"]["displaced"] == 0 and any("more than k=4" in note for note in answer["notes"])
+    check_explained(answer)
+
+
+def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
+    def admit_every_offered(seen: Seen, attempt: int) -> Reply:
+        return Reply(json.dumps({"selected": re.findall(r"^### \[nbr_\d+\] (\S+)$", seen.user, re.MULTILINE)}))
+
+    with FakeLLM(admit_every_offered) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
+        answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic",
+                           "--model", "claude-test", *GRAPH_ARGS, env=env)
+
+    assert len(answer["results"]) == 4 and len({r["id"] for r in answer["results"]}) == 4
+    seeds = [r["id"] for r in answer["results"] if r["verdict"] == "seed"]
+    assert len(seeds) == 2 and answer["selector"] == "anthropic (claude-test)"
+    graph = [r for r in answer["results"] if r["origin"] == "graph"]
+    summary = answer["summary"]
+    assert len(graph) == summary["admitted"] == summary["displaced"] == len(answer["displaced"]) >= 1
+    assert summary["calls"] == len(answer["calls"]) == len(server.requests) <= 2
+    assert summary["tokens_in"] == sum(c["tokens_in"] for c in answer["calls"]) > 0
+    check_explained(answer)
+
+
+def test_a_failing_seed_call_costs_only_that_seed(shop, tmp_path):
+    def second_seed_fails(seen: Seen, attempt: int) -> Reply:
+        if "(2/2)" in seen.user:
+            return Reply(status=500, headers={"retry-after-ms": "1", "retry-after": "0"})
+        return Reply('{"selected": []}')
+
+    with FakeLLM(second_seed_fails) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_TIMEOUT": "5",
+               "SPIDER_LLM_CACHE": str(tmp_path)}
+        result = spider_query(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic", *GRAPH_ARGS,
+                              env=env)
+
+    assert result.returncode == 0, result.stderr
+    failures = [line for line in result.stdout.splitlines() if "API error" in line]
+    assert len(failures) == 1 and failures[0].endswith("admitted nothing")
+    assert "selector anthropic" in result.stdout.splitlines()[-1]
+
+
+def test_spisr_expands_the_bm25_ranking(shop):
+    bm25 = answer_of(ISSUE, "--repo", shop, "--method", "bm25", "-k", "4")
+    answer = answer_of(ISSUE, "--repo", shop, "--method", "spisr", "--selector", "all", *GRAPH_ARGS)
+
+    assert [r["id"] for r in answer["results"] if r["origin"] == "bm25"] == [r["id"] for r in bm25["results"]]
+    assert answer["model"] is None and answer["summary"]["proposals"] >= 1
+    check_explained(answer)
+
+
+def test_default_selector_without_an_llm_is_learned_and_says_so(shop):
+    result = spider_query(ISSUE, "--repo", shop, *GRAPH_ARGS, env=no_llm())
+    assert result.returncode == 0, result.stderr
+    assert "no LLM configured" in result.stdout and "selector learned" in result.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--edges", "calls:2"), "unknown relationship type 'calls'"),
+    (("-c", "9", "-k", "4"), "need 1 <= c <= k <= n"),
+    (("--selector", "anthropic"), "needs ANTHROPIC_API_KEY"),
+    (("--selector", "openai"), "needs SPIDER_OPENAI_BASE_URL"),
+])
+def test_option_errors_are_one_line(shop, args, message):
+    result = spider_query(ISSUE, "--repo", shop, *args, env=no_llm())
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and message in lines[0], result.stderr
