@@ -1,0 +1,62 @@
+"""`spider eval`, attached to the `spider` command group here: evaluation needs the query layer, and the indexer
+must not import it (DESIGN.md layout)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from indexer import neo4j_local
+from indexer.cli import fail_cleanly
+from indexer.cli import main as spider
+from indexer.graph_store import GraphStore
+from query.eval_summary import render_markdown, summarize
+from query.evaluate import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
+from query.pipeline import SELECTORS
+
+
+@spider.command("eval")
+@click.option("--bench", "bench_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="Benchmark directory: instances.jsonl, ground_truth.jsonl, subsets.json.")
+@click.option("--repos", "repos_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="Directory of git repositories (bare or not): OWNER+NAME/repo, OWNER/NAME or NAME.")
+@click.option("--subset", help="A subset named in subsets.json (e.g. quick, dev); default: every instance.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Results directory: instances.jsonl (one line per instance; a rerun resumes), summary.{json,md}.")
+@click.option("--method", "methods", multiple=True,
+              help="der, sr, or spider|spisr/SELECTOR/EDGES (e.g. spider/learned/contains:4); repeatable. "
+                   "Default: der, sr, spider with SELECTOR, the ceiling (all) and the oracle for contains:4, "
+                   "invokes:2 and both, and spisr/SELECTOR/contains:4.")
+@click.option("--selector", type=click.Choice([s for s in SELECTORS if s not in ("all", "none")]), default="learned",
+              show_default=True, help="The selector of the default spider/spisr methods.")
+@click.option("-k", "ks", multiple=True, type=int, help=f"K values (default {', '.join(map(str, KS))}).")
+@click.option("-n", "n", type=int, default=500, show_default=True, help="Candidate pool.")
+@click.option("-c", "c", type=int, default=5, show_default=True, help="Seeds.")
+@click.option("--limit", type=int, help="Only the first N instances (after --subset).")
+@fail_cleanly
+def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: Path, methods: tuple[str, ...],
+                 selector: str, ks: tuple[int, ...], n: int, c: int, limit: int | None) -> None:
+    """Evaluate localization on a benchmark: index each repository at each instance's base commit (real
+    Neo4j, Qdrant, embeddings), run every method at every K, and write per-instance results and a summary."""
+    chosen = [parse_method(m) for m in methods] or default_methods(selector)
+    k_values = tuple(sorted(set(ks))) or KS
+    instances = load_instances(bench_dir, subset)[:limit]
+    started = time.time()
+    with GraphStore(neo4j_local.connection_settings()) as store:
+        results = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
+                                 report=lambda line: click.echo(line, err=True))
+    wanted = {i.id for i in instances}
+    rows = [row for row in read_results(results) if row["instance_id"] in wanted]
+    names = [m.name for m in chosen]
+    summary = summarize(rows, names, k_values)
+    summary["run"] = {"subset": subset, "methods": names, "ks": list(k_values), "n": n, "c": c,
+                      "selector": selector, "wall_seconds_this_invocation": round(time.time() - started, 1)}
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out_dir / "summary.md").write_text(render_markdown(summary, names, k_values))
+    click.echo(render_markdown(summary, names, k_values))
+
+
+main = spider

@@ -1,0 +1,228 @@
+"""`spider eval`: index each benchmark repository at each instance's base_commit through the real pipeline, run
+every method at every K, match results to targets, and write one JSON line per instance (resumable).
+
+Snapshots shared by several instances are indexed once; embeddings are reused across commits of a repository
+by content hash (the indexer does that), so only the first commit of a repository pays for all its functions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cypher
+from indexer.errors import SpiderError
+from indexer.graph_schema import Rel
+from indexer.graph_store import GraphStore
+from indexer.pipeline import index_repository
+from query.expand import parse_edges
+from query.metrics import Span, all_hits
+from query.pipeline import SELECTORS, Ranking, first_stage, graph_answer, open_selector
+from query.results import function_info
+from query.select import AdmitAll, AdmitOracle, Selector
+
+KS = (5, 10, 20, 50)
+EDGE_CONFIGS = ("contains:4", "invokes:2", "contains:4,invokes:2")
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: str
+    repo: str
+    language: str
+    base_commit: str
+    problem: str
+    targets: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Method:
+    """`der`, `sr`, or `<spider|spisr>/<selector>/<edges>`; the ceiling is selector `all`, the oracle `oracle`."""
+
+    name: str
+
+    @property
+    def first_stage(self) -> str:
+        return "bm25" if self.name == "sr" or self.name.startswith("spisr/") else "dense"
+
+    @property
+    def graph(self) -> bool:
+        return "/" in self.name
+
+    @property
+    def selector(self) -> str:
+        return self.name.split("/")[1]
+
+    @property
+    def edges(self) -> dict[Rel, int]:
+        return parse_edges(self.name.split("/")[2])
+
+
+def parse_method(name: str) -> Method:
+    parts = name.split("/")
+    if name in ("der", "sr"):
+        return Method(name)
+    if len(parts) == 3 and parts[0] in ("spider", "spisr") and parts[1] in (*SELECTORS, "oracle"):
+        parse_edges(parts[2])
+        return Method(name)
+    raise SpiderError(f"unknown method {name!r}: der, sr, or spider|spisr/SELECTOR/EDGES such as spider/learned/contains:4")
+
+
+def default_methods(selector: str = "learned") -> list[Method]:
+    names = ["der", "sr"]
+    for edges in EDGE_CONFIGS:
+        names += [f"spider/{selector}/{edges}", f"spider/all/{edges}", f"spider/oracle/{edges}"]
+    names += [f"spisr/{selector}/contains:4"]
+    return [Method(n) for n in names]
+
+
+def load_instances(bench_dir: Path, subset: str | None = None) -> list[Instance]:
+    """instances.jsonl + ground_truth.jsonl (+ subsets.json when `subset` is named), in file order."""
+    try:
+        rows = [json.loads(line) for line in (bench_dir / "instances.jsonl").read_text().splitlines() if line.strip()]
+        truth = {row["instance_id"]: row["functions"] for row in
+                 (json.loads(line) for line in (bench_dir / "ground_truth.jsonl").read_text().splitlines() if line.strip())}
+        wanted = set(json.loads((bench_dir / "subsets.json").read_text())[subset]) if subset else None
+    except FileNotFoundError as exc:
+        raise SpiderError(f"not a benchmark directory: {exc.filename} is missing") from None
+    except (ValueError, KeyError) as exc:
+        raise SpiderError(f"benchmark files in {bench_dir} are malformed or lack subset {subset!r}: {exc}") from None
+    instances = []
+    for row in rows:
+        if wanted is not None and row["instance_id"] not in wanted:
+            continue
+        spans = tuple(Span(f["file"], f["start_line"], f["end_line"]) for f in truth.get(row["instance_id"], []))
+        if spans:
+            instances.append(Instance(row["instance_id"], row["repo"], row["language"], row["base_commit"],
+                                      row["problem_statement"], spans))
+    return instances
+
+
+def find_repository(repos_dir: Path, repo: str) -> Path:
+    """The git dir of `owner/name` under repos_dir: owner+name/repo (the search tool's fetch), owner+name,
+    owner/name or name; owner and name match case-insensitively."""
+    owner, name = repo.split("/", 1)
+    for candidate in (f"{owner}+{name}/repo", f"{owner}+{name}", f"{owner}/{name}", name):
+        path = repos_dir
+        for part in candidate.split("/"):
+            match = next((p for p in path.iterdir() if p.name.lower() == part.lower()), None) if path.is_dir() else None
+            if match is None:
+                break
+            path = match
+        else:
+            return path
+    raise SpiderError(f"no git repository for {repo} under {repos_dir} (looked for {owner}+{name}/repo, {owner}/{name}, {name})")
+
+
+def done_instances(results: Path, methods: list[Method]) -> set[str]:
+    """Instances already written with every requested method: a rerun skips them."""
+    if not results.exists():
+        return set()
+    done = set()
+    for line in results.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line cut by an interruption
+        if all(m.name in row.get("methods", {}) for m in methods):
+            done.add(row["instance_id"])
+    return done
+
+
+def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
+    """Index the instance's commit unless a complete snapshot exists; what it cost."""
+    state = store.snapshot_state(instance.repo, instance.base_commit)
+    if state and state.get("complete"):
+        return {"indexed": False}
+    report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
+                              rev=instance.base_commit)
+    return {"indexed": True, "seconds": report.seconds, "embedding": report.embedding}
+
+
+def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Method], ks: tuple[int, ...],
+                      n: int, c: int, llm: Selector | None) -> dict:
+    repo, snapshot = instance.repo, instance.base_commit
+    rankings: dict[str, Ranking] = {}
+    for origin in {m.first_stage for m in methods}:
+        rankings[origin] = first_stage(store, repo, snapshot, instance.problem, origin, max(n, max(ks)))
+    pool_ids = list(dict.fromkeys(i for r in rankings.values() for i, _ in r.scored))
+    spans = spans_of(store, repo, snapshot, pool_ids)
+    file_functions = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
+    target_ids = {i for i, span in file_functions.items() if any(span.overlaps(t) for t in instance.targets)}
+    unmatched = [t.__dict__ for t in instance.targets if not any(s.overlaps(t) for s in file_functions.values())]
+    spans.update(file_functions)
+
+    out: dict[str, dict] = {}
+    for method in methods:
+        ranking = rankings[method.first_stage]
+        per_k = {}
+        for k in ks:
+            if not method.graph:
+                ids, extra = [i for i, _ in ranking.scored[:k]], {}
+            else:
+                selector = {"all": AdmitAll(), "oracle": AdmitOracle(target_ids)}.get(method.selector, llm)
+                answer = graph_answer(store, repo, snapshot, instance.problem, ranking, method.name, selector,
+                                      k, n, min(c, k), method.edges)
+                ids = [r.id for r in answer.results]
+                admitted = [r.id for r in answer.results if r.origin == "graph"]
+                displaced = [r.id for r in answer.displaced]
+                extra = {"admitted": len(admitted), "admitted_hits": sum(i in target_ids for i in admitted),
+                         "displaced": len(displaced), "displaced_hits": sum(i in target_ids for i in displaced),
+                         "proposals": answer.summary["proposals"],
+                         "tokens": answer.summary["tokens_in"] + answer.summary["tokens_out"]}
+            hits = all_hits([spans[i] for i in ids if i in spans], instance.targets)
+            per_k[str(k)] = {"ids": ids, "hits": hits, **extra}
+        out[method.name] = per_k
+    return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
+            "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out}
+
+
+def spans_of(store: GraphStore, repo: str, snapshot: str, ids: list[str]) -> dict[str, Span]:
+    return {i: Span(row["path"], row["start_line"], row["end_line"])
+            for i, row in function_info(store, repo, snapshot, ids).items()}
+
+
+def functions_in_files(store: GraphStore, repo: str, snapshot: str, paths: list[str]) -> dict[str, Span]:
+    _, rows = store.read(cypher.load("functions_in_files"), {"repo": repo, "snapshot": snapshot, "paths": paths})
+    return {row[0]: Span(row[1], row[2], row[3]) for row in rows}
+
+
+def run_evaluation(
+    store: GraphStore, instances: list[Instance], repos_dir: Path, out_dir: Path, methods: list[Method],
+    ks: tuple[int, ...] = KS, n: int = 500, c: int = 5, llm_selector: str = "learned",
+    report: Callable[[str], None] = print,
+) -> Path:
+    """Evaluate every instance not already in out_dir/instances.jsonl; returns that file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = out_dir / "instances.jsonl"
+    done = done_instances(results, methods)
+    needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
+    llm = open_selector(llm_selector)[0] if needs_llm else None
+    todo = [i for i in instances if i.id not in done]
+    report(f"{len(instances)} instances, {len(done & {i.id for i in instances})} already done, {len(todo)} to run; "
+           f"{len(methods)} methods x K {', '.join(map(str, ks))}")
+    for number, instance in enumerate(todo, start=1):
+        clock = time.perf_counter()
+        indexing = ensure_snapshot(store, instance, repos_dir)
+        indexed_at = time.perf_counter()
+        row = evaluate_instance(store, instance, methods, ks, n, c, llm)
+        row["seconds"] = {"index": round(indexed_at - clock, 2), "methods": round(time.perf_counter() - indexed_at, 2)}
+        row["indexing"] = indexing
+        with results.open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        embedded = (indexing.get("embedding") or {}).get("embedded", 0)
+        report(f"[{number}/{len(todo)}] {instance.id}: index {row['seconds']['index']:.1f}s"
+               f"{f' ({embedded} embedded)' if indexing['indexed'] else ' (reused)'}, methods {row['seconds']['methods']:.1f}s, "
+               f"unmatched targets {len(row['unmatched_targets'])}/{row['m']}")
+    return results
+
+
+def read_results(path: Path) -> Iterator[dict]:
+    for line in path.read_text().splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
