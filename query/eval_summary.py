@@ -56,10 +56,37 @@ def summarize(rows: list[dict], methods: list[str], ks: tuple[int, ...]) -> dict
                 table.setdefault(method, {})[str(k)] = cell
         summary["groups"][group] = {"instances": len(members), "methods": table}
     summary["gain_captured"] = gain_captured(summary, methods, ks)
+    summary["locality"] = {group: locality_table(members) for group, members in sorted(groups.items())}
     unmatched = [(row["instance_id"], t) for row in rows for t in row["unmatched_targets"]]
     summary["unmatched_targets"] = {"count": len(unmatched), "of": sum(row["m"] for row in rows),
                                     "examples": [{"instance_id": i, **t} for i, t in unmatched[:30]]}
     return summary
+
+
+def locality_table(rows: list[dict]) -> dict:
+    """Multi-target instances: mean CONTAINS hop distance between target pairs, share of instances whose pairs
+    are all within 2 / 4 hops, pairs farther than the search depth; all instances: share of targets within
+    reach of a top-C dense seed, per edge configuration."""
+    rows = [r for r in rows if "locality" in r]
+    multi = [r for r in rows if len([n for n in r["locality"]["target_nodes"] if n]) > 1]
+    pairs = [h for r in multi for h in r["locality"]["pair_hops"]]
+    near = [h for h in pairs if h is not None]
+
+    def all_within(row: dict, hops: int) -> bool:
+        return all(h is not None and h <= hops for h in row["locality"]["pair_hops"])
+
+    targets = sum(r["m"] for r in rows)
+    configs = sorted({c for r in rows for c in r["locality"]["reachable_from_seeds"]})
+    return {
+        "instances": len(rows), "multi_target_instances": len(multi),
+        "mean_pair_hops": sum(near) / len(near) if near else None,
+        "share_within_2": sum(all_within(r, 2) for r in multi) / len(multi) if multi else None,
+        "share_within_4": sum(all_within(r, 4) for r in multi) / len(multi) if multi else None,
+        "pairs": len(pairs), "pairs_beyond_search": len(pairs) - len(near),
+        "share_targets_reachable_from_seeds": {
+            c: sum(r["locality"]["reachable_from_seeds"].get(c, 0) for r in rows) / targets if targets else None
+            for c in configs},
+    }
 
 
 def gain_captured(summary: dict, methods: list[str], ks: tuple[int, ...]) -> dict:
@@ -101,4 +128,12 @@ def render_markdown(summary: dict, methods: list[str], ks: tuple[int, ...]) -> s
             lines.append(f"| {method} | " + " | ".join(recall) + " | " + " | ".join(acc)
                          + f" | {cells[str(ks[-1])]['mrr']['mean']:.3f} | {'' if p is None else f'{p:.3f}'} | {exchange} |")
         lines.append("")
-    return "\n".join(lines)
+    lines += ["### Locality of targets", "",
+              "| group | instances (multi-target) | mean pair hops (contains) | all pairs ≤ 2 / ≤ 4 hops | pairs beyond 6 hops | targets reachable from top-C seeds |",
+              "|---|---:|---:|---:|---:|---|"]
+    for group, table in summary.get("locality", {}).items():
+        fmt = lambda v: "–" if v is None else f"{v:.2f}"
+        reach = ", ".join(f"{c} {fmt(v)}" for c, v in table["share_targets_reachable_from_seeds"].items())
+        lines.append(f"| {group} | {table['instances']} ({table['multi_target_instances']}) | {fmt(table['mean_pair_hops'])} | "
+                     f"{fmt(table['share_within_2'])} / {fmt(table['share_within_4'])} | {table['pairs_beyond_search']} of {table['pairs']} | {reach} |")
+    return "\n".join(lines) + "\n"

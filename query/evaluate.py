@@ -18,7 +18,7 @@ from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository
-from query.expand import parse_edges
+from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
 from query.metrics import Span, all_hits
 from query.pipeline import SELECTORS, Ranking, first_stage, graph_answer, open_selector
 from query.results import function_info
@@ -176,8 +176,31 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
             hits = all_hits([spans[i] for i in ids if i in spans], instance.targets)
             per_k[str(k)] = {"ids": ids, "hits": hits, **extra}
         out[method.name] = per_k
+    seeds = [i for i, _ in rankings["dense"].scored[:c]] if "dense" in rankings else []
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
-            "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out}
+            "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,
+            "locality": locality(store, repo, snapshot, instance.targets, file_functions, seeds)}
+
+
+def locality(store: GraphStore, repo: str, snapshot: str, targets: tuple[Span, ...], functions: dict[str, Span],
+             seeds: list[str]) -> dict:
+    """Where the targets sit in the graph (the paper's App. "Empirical Support for Graph Locality"): hop
+    distances between target pairs along CONTAINS (None: more than MAX_DEPTH), and which targets lie within
+    each edge configuration's reach of the dense seeds."""
+    nodes = []
+    for target in targets:  # the innermost function overlapping the target: the smallest overlapping span
+        overlapping = [(s.end_line - s.start_line, i) for i, s in functions.items() if s.overlaps(target)]
+        nodes.append(min(overlapping)[1] if overlapping else None)
+    known = [n for n in dict.fromkeys(nodes) if n is not None]
+    pairs = []
+    for index, node in enumerate(known):
+        reach = {nb.id: nb.hops for nb in expand_neighbourhood(store, repo, snapshot, [node], {Rel.CONTAINS: MAX_DEPTH})}
+        pairs += [reach.get(other) for other in known[index + 1:]]
+    reachable = {}
+    for spec in EDGE_CONFIGS:
+        near = {nb.id for nb in expand_neighbourhood(store, repo, snapshot, seeds, parse_edges(spec))} | set(seeds)
+        reachable[spec] = sum(1 for n in nodes if n in near)
+    return {"target_nodes": nodes, "pair_hops": pairs, "reachable_from_seeds": reachable}
 
 
 def spans_of(store: GraphStore, repo: str, snapshot: str, ids: list[str]) -> dict[str, Span]:

@@ -76,8 +76,11 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
         hit = lambda m: len({t for h in methods[m][k]["hits"] for t in h})
         assert hit("spider/oracle/contains:4") >= hit("der")
         assert methods["spider/oracle/contains:4"][k]["admitted_hits"] == methods["spider/oracle/contains:4"][k]["admitted"]
+    assert rows[0]["locality"]["target_nodes"] == ["shop/payments.py:charge", "shop/payments.py:_send"]
+    assert rows[0]["locality"]["pair_hops"] == [2]  # siblings in one file
     summary = json.loads((out / "summary.json").read_text())
     assert summary["instances"] == 2 and set(summary["groups"]) == {"all", "python"}
+    assert summary["locality"]["all"]["multi_target_instances"] == 1 and summary["locality"]["all"]["share_within_2"] == 1
     assert "| der |" in (out / "summary.md").read_text()
 
     again = spider(*args, "--subset", "dev")  # resumes: only i-ghost is new; its snapshot is reused
