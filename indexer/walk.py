@@ -99,6 +99,8 @@ def select_files(commit: Commit) -> FileSelection:
             selection.other += 1
         elif (reason := skip_reason_for_path(path)) is not None:
             selection.skipped[reason] += 1
+        elif not size.isdigit():  # git prints BAD when the blob is absent (a partial or shallow copy)
+            selection.skipped["blob missing from the git object store"] += 1
         elif int(size) > MAX_FILE_BYTES:
             selection.skipped["too large"] += 1
         else:

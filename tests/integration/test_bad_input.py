@@ -6,6 +6,7 @@ Nothing may crash, every bad file is counted under its reason, and the good file
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,15 @@ def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
     assert ("ok.py:ok",) in functions
     assert 0 < len(deep) <= DEPTH
     assert max(deep, key=len).endswith(f".level{DEPTH - 1}")  # the innermost levels were recovered
+
+def test_a_blob_missing_from_the_object_store_is_skipped_with_its_reason(tmp_path, store):
+    """Partial copies (a fetched snapshot without its largest files) list blobs git cannot read."""
+    root, _ = make_repo(tmp_path / "partial", {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 2\n"})
+    blob = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD:b.py"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+    report = index_json(root, unique_name(), "--no-embed")
+
+    assert report["skipped"] == {"blob missing from the git object store": 1}
+    assert report["nodes"]["Function"] == 1
