@@ -11,7 +11,7 @@ from indexer.cli import fail_cleanly
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from query.expand import parse_edges
-from query.pipeline import METHODS, SELECTORS, answer_query, open_selector
+from query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
 
 def read_issue(issue: str | None, issue_file) -> str:
@@ -57,7 +57,7 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     there: its first-stage rank, or the seed, hops and relationships that reached it and the selector's verdict.
     """
     text = read_issue(issue, issue_file)
-    graph = method in ("spider", "spisr")
+    graph = method in GRAPH_METHODS
     chosen, notes = open_selector(selector, model) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
     with GraphStore(neo4j_local.connection_settings()) as store:

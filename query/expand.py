@@ -80,8 +80,7 @@ def expand_neighbourhood(
     if pool is not None and invokes_cap is not None:
         rank = {node_id: i for i, node_id in enumerate(pool)}
         invoked = sorted((r for r in found if r["rel_type"] == Rel.INVOKES), key=lambda r: rank[r["id"]])
-        dropped = {id(r) for r in invoked[invokes_cap:]}
-        found = [r for r in found if id(r) not in dropped]
+        found = [r for r in found if r["rel_type"] != Rel.INVOKES] + invoked[:invokes_cap]
     def preference(row: dict) -> tuple[int, int, int]:
         return row["hops"], seed_rank[row["seed"]], _TYPE_ORDER[Rel(row["rel_type"])]
 

@@ -182,7 +182,6 @@ class LLMSelector:
         decision = Decision(request.seed.id, offered)
         system, user = system_prompt(request), user_prompt(request)
         key = self.cache.key(self.backend, system, user)
-        start = time.perf_counter()
         completion = self.cache.get(key)
         decision.cached = completion is not None
         if completion is None:
@@ -190,10 +189,8 @@ class LLMSelector:
                 completion = self.backend.complete(system, user)
             except LLMFailure as failure:
                 decision.status, decision.detail = failure.status, str(failure)
-                decision.seconds = round(time.perf_counter() - start, 4)
                 return decision
         decision.tokens_in, decision.tokens_out = completion.tokens_in, completion.tokens_out
-        decision.seconds = round(time.perf_counter() - start, 4)
         try:
             selected = parse_selection(completion.text)
         except MalformedAnswer as exc:

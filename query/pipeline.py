@@ -25,6 +25,7 @@ from query.select import AdmitAll, AdmitNone, Candidate, Decision, SelectionRequ
 
 FIRST_STAGE = {"der": "dense", "bm25": "bm25", "spider": "dense", "spisr": "bm25"}
 METHODS = tuple(FIRST_STAGE)
+GRAPH_METHODS = ("spider", "spisr")
 SELECTORS = ("anthropic", "openai", "learned", "all", "none")  # `oracle` is for evaluation only
 
 
@@ -100,7 +101,7 @@ def graph_answer(
     seconds["expand"] = round(time.perf_counter() - clock, 4)
 
     clock = time.perf_counter()
-    info = function_info(store, repo, snapshot, list(dict.fromkeys(top_k + [nb.id for nb in neighbours])))
+    info = function_info(store, repo, snapshot, list(dict.fromkeys(top_k + [nb.id for nb in neighbours])), with_code=True)
     seconds["fetch code"] = round(time.perf_counter() - clock, 4)
 
     clock = time.perf_counter()
@@ -173,10 +174,10 @@ def answer_query(
     """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
     if method not in FIRST_STAGE:
         raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
-    graph = method in ("spider", "spisr")
+    graph = method in GRAPH_METHODS
     if graph and not 1 <= c <= k <= n:
         raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
-    ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], max(n, k) if graph else k, embed_model)
+    ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
     if not graph:
         clock = time.perf_counter()
         results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)

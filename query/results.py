@@ -94,9 +94,10 @@ class Answer:
         return f"{line}: {timing}"
 
 
-def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str]) -> dict[str, dict]:
-    """Where each function is (path, lines, language) and its code, by id."""
-    keys, rows = store.read(cypher.load("functions_by_id"), {"repo": repo, "snapshot": snapshot, "ids": ids})
+def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str], with_code: bool = False) -> dict[str, dict]:
+    """Where each function is (path, lines, language), by id; and its code when asked."""
+    params = {"repo": repo, "snapshot": snapshot, "ids": ids, "with_code": with_code}
+    keys, rows = store.read(cypher.load("functions_by_id"), params)
     return {row[0]: dict(zip(keys, row)) for row in rows}
 
 

@@ -44,7 +44,7 @@ class Decision:
     ignored: list[str] = field(default_factory=list)  # returned ids that were not offered
     tokens_in: int = 0
     tokens_out: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # set by decide_all
     cached: bool = False
 
 
@@ -91,15 +91,15 @@ class AdmitOracle:
 
 
 def decide_all(selector: Selector, requests: list[SelectionRequest], concurrency: int | None = None) -> list[Decision]:
-    """One decision per request, in request order; the calls run at the same time (one thread each)."""
+    """One decision per request, in request order; the calls run at the same time (one thread each), and each
+    decision records its call's wall time."""
     if not requests:
         return []
 
     def timed(request: SelectionRequest) -> Decision:
         start = time.perf_counter()
         decision = selector.decide(request)
-        if not decision.seconds:
-            decision.seconds = round(time.perf_counter() - start, 4)
+        decision.seconds = round(time.perf_counter() - start, 4)
         return decision
 
     with ThreadPoolExecutor(concurrency or len(requests)) as pool:

@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen
@@ -33,8 +34,6 @@ def answer_of(*args: str, env: dict | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory, neo4j_settings) -> str:
-    from indexer.graph_store import GraphStore
-
     root, _ = make_repo(tmp_path_factory.mktemp("shop"), PYTHON.files)
     repo = f"test/spider-shop-{os.getpid()}"
     with GraphStore(neo4j_settings) as store:
@@ -92,6 +91,9 @@ def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
     summary = answer["summary"]
     assert len(graph) == summary["admitted"] == summary["displaced"] == len(answer["displaced"]) >= 1
     assert summary["calls"] == len(answer["calls"]) == len(server.requests) <= 2
+    for seen in server.requests:  # the selector reads the code of the seed and of every neighbour from the graph
+        blocks = re.split(r"^### \[(?:center|nbr_\d+)\] \S+$", seen.user, flags=re.MULTILINE)[1:]
+        assert blocks and all(re.search(r"^\s*def \w+\(", b, re.MULTILINE) for b in blocks)
     assert summary["tokens_in"] == sum(c["tokens_in"] for c in answer["calls"]) > 0
     check_explained(answer)
 
