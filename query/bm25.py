@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import bm25s
@@ -58,6 +59,20 @@ class Bm25Index:
         scores = self.model.get_scores(tokens)
         order = np.lexsort((np.array(self.node_ids), -scores))[:k]
         return [(self.node_ids[i], float(scores[i])) for i in order if scores[i] > 0]
+
+    def relative_scores(self, text: str, ids: list[str]) -> dict[str, float]:
+        """Each id's score over the best score in the whole index (1.0: the best lexical match in the snapshot)."""
+        tokens = code_tokens(text)
+        if not tokens or not self.node_ids:
+            return dict.fromkeys(ids, 0.0)
+        scores = self.model.get_scores(tokens)
+        best = float(scores.max()) or 1.0
+        position = self.position
+        return {i: float(scores[position[i]]) / best if i in position else 0.0 for i in ids}
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        return {node_id: index for index, node_id in enumerate(self.node_ids)}
 
 
 def snapshot_index(store: GraphStore, repo: str, snapshot: str) -> Bm25Index:

@@ -43,7 +43,7 @@ def read_issue(issue: str | None, issue_file) -> str:
                    "contains:4,invokes:2. Types: contains, invokes, imports, inherits.")
 @click.option("--selector", type=click.Choice(SELECTORS),
               help="spider/spisr Stage 2: anthropic (ANTHROPIC_API_KEY), openai (SPIDER_OPENAI_BASE_URL, any "
-                   "OpenAI-compatible server), learned (no LLM), all (admit every proposal: more than k results), "
+                   "OpenAI-compatible server), learned (no LLM: a small model trained on benchmark issues), all (admit every proposal: more than k results), "
                    "none (= the first-stage ranking). Default: an LLM if one is configured, else learned.")
 @click.option("--model", help="The selector's LLM (default: SPIDER_ANTHROPIC_MODEL / SPIDER_OPENAI_MODEL).")
 @click.option("--embed-model", help="Embedding model for the dense ranking (default: the snapshot's own).")

@@ -15,7 +15,9 @@ from indexer.cli import main as spider
 from indexer.graph_store import GraphStore
 from query.eval_summary import render_markdown, summarize
 from query.evaluate import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
+from query.learned import SHIPPED_MODEL
 from query.pipeline import SELECTORS
+from query.train_selector import train_selector
 
 
 @spider.command("eval")
@@ -50,13 +52,43 @@ def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: 
                                  report=lambda line: click.echo(line, err=True))
     wanted = {i.id for i in instances}
     rows = [row for row in read_results(results) if row["instance_id"] in wanted]
-    names = [m.name for m in chosen]
+    names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl")
     summary = summarize(rows, names, k_values)
     summary["run"] = {"subset": subset, "methods": names, "ks": list(k_values), "n": n, "c": c,
                       "selector": selector, "wall_seconds_this_invocation": round(time.time() - started, 1)}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out_dir / "summary.md").write_text(render_markdown(summary, names, k_values))
     click.echo(render_markdown(summary, names, k_values))
+
+
+def merge_cross_validation(rows: list[dict], path: Path) -> list[str]:
+    """Add `spider train-selector`'s out-of-fold methods to the rows (when every row has them); their names."""
+    if not path.is_file():
+        return []
+    cells = {row["instance_id"]: row["methods"] for row in read_results(path)}
+    names = sorted({m for methods in cells.values() for m in methods})
+    if not rows or any(set(names) - set(cells.get(row["instance_id"], {})) for row in rows):
+        click.echo(f"note: {path} does not cover every instance (rerun `spider train-selector`); left out", err=True)
+        return []
+    for row in rows:
+        row["methods"].update(cells[row["instance_id"]])
+    return names
+
+
+@spider.command("train-selector")
+@click.option("--from", "eval_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A `spider eval` results directory (its candidates.jsonl is the training data).")
+@click.option("--out", "model_out", type=click.Path(dir_okay=False, path_type=Path), default=SHIPPED_MODEL,
+              show_default=True, help="Where to write the model file (serve another one with SPIDER_LEARNED_MODEL).")
+@click.option("--version", "version", required=True, help="The model's version, recorded in the file and the output.")
+@click.option("-k", "ks", multiple=True, type=int, help=f"K values to cross-validate at (default {', '.join(map(str, KS))}).")
+@fail_cleanly
+def train_selector_command(eval_dir: Path, model_out: Path, version: str, ks: tuple[int, ...]) -> None:
+    """Train the learned selector on an evaluation's dump, with leave-one-repository-out cross-validation.
+
+    The out-of-fold answers go to learned_cv.jsonl in the results directory, as methods
+    spider/learned-cv/EDGES; rerun `spider eval` with the same arguments to see them in the summary."""
+    train_selector(eval_dir, model_out, version, tuple(sorted(set(ks))) or KS, report=lambda line: click.echo(line, err=True))
 
 
 main = spider

@@ -56,6 +56,7 @@ def summarize(rows: list[dict], methods: list[str], ks: tuple[int, ...]) -> dict
                 table.setdefault(method, {})[str(k)] = cell
         summary["groups"][group] = {"instances": len(members), "methods": table}
     summary["gain_captured"] = gain_captured(summary, methods, ks)
+    summary["acc_where_der_solves"] = acc_where_der_solves(rows, methods, ks)
     summary["locality"] = {group: locality_table(members) for group, members in sorted(groups.items())}
     unmatched = [(row["instance_id"], t) for row in rows for t in row["unmatched_targets"]]
     summary["unmatched_targets"] = {"count": len(unmatched), "of": sum(row["m"] for row in rows),
@@ -87,6 +88,22 @@ def locality_table(rows: list[dict]) -> dict:
             c: sum(r["locality"]["reachable_from_seeds"].get(c, 0) for r in rows) / targets if targets else None
             for c in configs},
     }
+
+
+def acc_where_der_solves(rows: list[dict], methods: list[str], ks: tuple[int, ...]) -> dict:
+    """Per method and K: over the instances DER solves (Acc@K = 1), the share the method still solves. A
+    selector that admits noise evicts targets DER had; this is where it shows."""
+    if BASELINE not in methods:
+        return {}
+    out: dict = {}
+    for k in ks:
+        solved = [r for r in rows if accuracy_at(r["methods"][BASELINE][str(k)]["hits"], r["m"], k)]
+        for method in methods:
+            kept = [accuracy_at(r["methods"][method][str(k)]["hits"], r["m"], len(r["methods"][method][str(k)]["hits"]))
+                    for r in solved]
+            out.setdefault(method, {})[str(k)] = {"instances": len(solved),
+                                                  "acc": sum(kept) / len(kept) if kept else None}
+    return out
 
 
 def gain_captured(summary: dict, methods: list[str], ks: tuple[int, ...]) -> dict:

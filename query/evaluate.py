@@ -11,7 +11,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import cypher
 from indexer.errors import SpiderError
@@ -20,9 +20,11 @@ from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository
 from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
 from query.metrics import Span, all_hits
-from query.pipeline import SELECTORS, Ranking, first_stage, graph_answer, open_selector
+from query.exchange import exchange
+from query.features import FEATURES, request_features
+from query.pipeline import SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
 from query.results import function_info
-from query.select import AdmitAll, AdmitOracle, Selector
+from query.select import AdmitAll, AdmitOracle, Selector, decide_all
 
 KS = (5, 10, 20, 50)
 EDGE_CONFIGS = ("contains:4", "invokes:2", "contains:4,invokes:2")
@@ -143,7 +145,10 @@ def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> d
 
 
 def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Method], ks: tuple[int, ...],
-                      n: int, c: int, llm: Selector | None) -> dict:
+                      n: int, c: int, llm: Selector | None, dump: Callable[[dict], None] | None = None) -> dict:
+    """Every method at every K on one instance. Each (first stage, edges) proposal is computed once and each
+    selector decides once; only the exchange depends on K. `dump` receives, per proposal, every candidate's
+    features and label (the learned selector's training data) with what an offline exchange needs."""
     repo, snapshot = instance.repo, instance.base_commit
     rankings: dict[str, Ranking] = {}
     for origin in {m.first_stage for m in methods}:
@@ -155,31 +160,65 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     unmatched = [t.__dict__ for t in instance.targets if not any(s.overlaps(t) for s in file_functions.values())]
     spans.update(file_functions)
 
+    def hits_of(ids: list[str]) -> list[list[int]]:
+        """Every target each id hits, position by position (an id with no span hits nothing)."""
+        return [all_hits([spans[i]], instance.targets)[0] if i in spans else [] for i in ids]
+
+    proposals: dict[tuple[str, str, int], Proposal] = {}
+
+    def proposal_for(method: Method, seeds: int) -> Proposal:
+        key = (method.first_stage, method.name.split("/")[2], seeds)
+        if key not in proposals:
+            proposal = proposals[key] = propose(store, repo, snapshot, instance.problem, rankings[key[0]], seeds, n,
+                                                method.edges, lexical=True)
+            if dump is not None:
+                top = [i for i, _ in rankings[key[0]].scored[:max(ks)]]
+                dump(training_row(instance, key, proposal, top, target_ids, hits_of))
+        return proposals[key]
+
     out: dict[str, dict] = {}
     for method in methods:
         ranking = rankings[method.first_stage]
         per_k = {}
+        decided: dict[int, list] = {}
         for k in ks:
+            top_k = [i for i, _ in ranking.scored[:k]]
             if not method.graph:
-                ids, extra = [i for i, _ in ranking.scored[:k]], {}
+                ids, extra = top_k, {}
             else:
+                proposal = proposal_for(method, min(c, k))
                 selector = {"all": AdmitAll(), "oracle": AdmitOracle(target_ids)}.get(method.selector, llm)
-                answer = graph_answer(store, repo, snapshot, instance.problem, ranking, method.name, selector,
-                                      k, n, min(c, k), method.edges)
-                ids = [r.id for r in answer.results]
-                admitted = [r.id for r in answer.results if r.origin == "graph"]
-                displaced = [r.id for r in answer.displaced]
-                extra = {"admitted": len(admitted), "admitted_hits": sum(i in target_ids for i in admitted),
-                         "displaced": len(displaced), "displaced_hits": sum(i in target_ids for i in displaced),
-                         "proposals": answer.summary["proposals"],
-                         "tokens": answer.summary["tokens_in"] + answer.summary["tokens_out"]}
-            hits = all_hits([spans[i] for i in ids if i in spans], instance.targets)
-            per_k[str(k)] = {"ids": ids, "hits": hits, **extra}
+                if min(c, k) not in decided:
+                    decided[min(c, k)] = decide_all(selector, proposal.requests)
+                decisions = decided[min(c, k)]
+                result = exchange(top_k, proposal.seeds, {d.seed: d.admitted for d in decisions}, proposal.pool_rank,
+                                  keep_budget=selector.uses_budget)
+                ids = result.ranking
+                in_top = set(top_k)
+                extra = {"admitted": len(result.admitted), "admitted_hits": sum(i in target_ids for i in result.admitted),
+                         "displaced": len(result.displaced),
+                         "displaced_hits": sum(i in target_ids for i in result.displaced),
+                         "proposals": sum(1 for nb in proposal.neighbours if nb.id not in in_top),
+                         "tokens": sum(d.tokens_in + d.tokens_out for d in decisions if not d.cached)}
+            per_k[str(k)] = {"ids": ids, "hits": hits_of(ids), **extra}
         out[method.name] = per_k
     seeds = [i for i, _ in rankings["dense"].scored[:c]] if "dense" in rankings else []
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
             "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,
             "locality": locality(store, repo, snapshot, instance.targets, file_functions, seeds)}
+
+
+def training_row(instance: Instance, key: tuple[str, str, int], proposal: Proposal, top: list[str],
+                 target_ids: set[str], hits_of: Callable[[list[str]], list[list[int]]]) -> dict:
+    """One proposal as the selector's training data: each candidate's features and label (is it a target), and
+    the first-stage top and every id's hits, so `spider train-selector` can replay the exchange offline."""
+    candidates = [(r.seed.id, c, row) for r in proposal.requests for c, row in zip(r.candidates, request_features(r))]
+    ids = list(dict.fromkeys(top + [c.id for _, c, _ in candidates]))
+    return {"instance_id": instance.id, "repo": instance.repo, "language": instance.language,
+            "m": len(instance.targets), "origin": key[0], "edges": key[1], "c": key[2], "seeds": proposal.seeds,
+            "top": top, "hits": dict(zip(ids, hits_of(ids))), "features": list(FEATURES),
+            "candidates": [{"id": c.id, "seed": seed, "rank": c.rank, "label": c.id in target_ids, "x": row}
+                           for seed, c, row in candidates]}
 
 
 def locality(store: GraphStore, repo: str, snapshot: str, targets: tuple[Span, ...], functions: dict[str, Span],
@@ -218,9 +257,10 @@ def run_evaluation(
     ks: tuple[int, ...] = KS, n: int = 500, c: int = 5, llm_selector: str = "learned",
     report: Callable[[str], None] = print,
 ) -> Path:
-    """Evaluate every instance not already in out_dir/instances.jsonl; returns that file."""
+    """Evaluate every instance not already in out_dir/instances.jsonl; returns that file. The learned selector's
+    training data goes to out_dir/candidates.jsonl."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = out_dir / "instances.jsonl"
+    results, training = out_dir / "instances.jsonl", out_dir / "candidates.jsonl"
     done = done_instances(results, methods)
     needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
     llm = open_selector(llm_selector)[0] if needs_llm else None
@@ -231,9 +271,12 @@ def run_evaluation(
         clock = time.perf_counter()
         indexing = ensure_snapshot(store, instance, repos_dir)
         indexed_at = time.perf_counter()
-        row = evaluate_instance(store, instance, methods, ks, n, c, llm)
+        proposals: list[dict] = []
+        row = evaluate_instance(store, instance, methods, ks, n, c, llm, dump=proposals.append)
         row["seconds"] = {"index": round(indexed_at - clock, 2), "methods": round(time.perf_counter() - indexed_at, 2)}
         row["indexing"] = indexing
+        with training.open("a") as handle:  # first: an instance in results always has its training rows
+            handle.writelines(json.dumps(p) + "\n" for p in proposals)
         with results.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
         embedded = (indexing.get("embedding") or {}).get("embedded", 0)
@@ -243,9 +286,13 @@ def run_evaluation(
     return results
 
 
-def read_results(path: Path) -> Iterator[dict]:
+def read_results(path: Path) -> list[dict]:
+    """The rows of a results file; an instance evaluated again (more methods) keeps its latest row."""
+    latest: dict[str, dict] = {}
     for line in path.read_text().splitlines():
         try:
-            yield json.loads(line)
+            row = json.loads(line)
         except ValueError:
-            continue
+            continue  # a line cut by an interruption
+        latest[row["instance_id"]] = row
+    return list(latest.values())

@@ -1,45 +1,105 @@
-"""The LLM-free selector. Until the evaluation issue trains the model DESIGN.md describes, it is a documented rule
-with the same interface: admit a neighbour when the issue text names it (its function name as a whole
-identifier, at least 4 characters, or its `Class.method`). Deterministic, zero tokens, microseconds.
+"""The LLM-free selector: a logistic regression over the cheap features of `query.features`, trained on the
+benchmark's dev split by `spider train-selector` and shipped as a small JSON file (its feature list, per first
+stage the standardisation, weights and admission threshold, its version and how it was trained). Deterministic,
+zero tokens, milliseconds per query. SPIDER_LEARNED_MODEL points at another model file (e.g. one trained on
+an organisation's own issues).
 """
 
 from __future__ import annotations
 
-import re
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
 
+from indexer.errors import SpiderError
+from query.features import FEATURES, request_features
 from query.select import Decision, SelectionRequest
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-MIN_NAME = 4
+SHIPPED_MODEL = Path(__file__).with_name("models") / "learned_selector.json"
+FORMAT = "spider-learned-selector"
 
 
-def named_in(issue: str) -> set[str]:
-    """Every identifier and every dotted suffix of a dotted name in the issue (`a.B.c` -> a.B.c, B.c, c, a, B)."""
-    names: set[str] = set()
-    for dotted in _IDENTIFIER.findall(issue):
-        parts = dotted.split(".")
-        names.update(parts)
-        names.update(".".join(parts[i:]) for i in range(len(parts) - 1))
-    return names
+@dataclass(frozen=True)
+class Weights:
+    """One logistic regression over standardised FEATURES, and the probability from which it admits."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+
+    def probability(self, row: list[float]) -> float:
+        z = self.intercept + sum(w * (x - m) / s for w, x, m, s in zip(self.coef, row, self.mean, self.scale))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+    def to_json(self) -> dict:
+        return {"mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
+                "intercept": self.intercept, "threshold": self.threshold}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Weights":
+        weights = cls(tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
+                      tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]))
+        if not len(weights.mean) == len(weights.scale) == len(weights.coef) == len(FEATURES):
+            raise ValueError(f"weights for {len(weights.coef)} features, not {len(FEATURES)}")
+        return weights
 
 
-def qualified_parts(node_id: str) -> tuple[str, str]:
-    """(`method`, `Class.method`) of `path:Class.method` (the second is "" for a top-level function)."""
-    qualname = node_id.rsplit(":", 1)[-1].split("#")[0]
-    parts = qualname.split(".")
-    return parts[-1], ".".join(parts[-2:]) if len(parts) > 1 else ""
+@dataclass(frozen=True)
+class SelectorModel:
+    """The model file: one regression per first stage (`dense` for spider, `bm25` for spisr: their ranks and
+    scores mean different things), its version, and how it was trained."""
+
+    version: str
+    weights: dict[str, Weights]
+    meta: dict
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "version": self.version, "model": "logistic regression", "features": list(FEATURES),
+                "weights": {origin: w.to_json() for origin, w in self.weights.items()}, **self.meta}
+
+    @classmethod
+    def load(cls, path: Path) -> "SelectorModel":
+        try:
+            data = json.loads(path.read_text())
+            if data.get("format") != FORMAT:
+                raise ValueError(f"format is {data.get('format')!r}, not {FORMAT!r}")
+            if data["features"] != list(FEATURES):
+                raise SpiderError(f"{path} was trained on features {data['features']}; this spider computes "
+                                  f"{list(FEATURES)}: retrain it with `spider train-selector`")
+            return cls(str(data["version"]), {o: Weights.from_json(w) for o, w in data["weights"].items()},
+                       {k: v for k, v in data.items() if k not in _FIELDS})
+        except FileNotFoundError:
+            raise SpiderError(f"no learned selector model at {path} (train one with `spider train-selector`)") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SpiderError(f"{path} is not a learned selector model: {exc}") from None
 
 
-class NamedInIssueSelector:
-    name = "learned (rule until trained: admit neighbours the issue names)"
+_FIELDS = {"format", "version", "model", "features", "weights"}
+
+
+def model_path() -> Path:
+    return Path(os.environ.get("SPIDER_LEARNED_MODEL") or SHIPPED_MODEL)
+
+
+class LearnedSelector:
+    """Admits a candidate when the model's probability that it must change reaches the trained threshold."""
+
     uses_budget = True
+    needs_lexical = True
+
+    def __init__(self, model: SelectorModel | None = None) -> None:
+        self.model = model or SelectorModel.load(model_path())
+        self.name = f"learned (logistic regression {self.model.version})"
 
     def decide(self, request: SelectionRequest) -> Decision:
-        names = named_in(request.issue)
-        offered = [c.id for c in request.candidates]
-        admitted = []
-        for candidate in request.candidates:
-            short, qualified = qualified_parts(candidate.id)
-            if (len(short) >= MIN_NAME and short in names) or (qualified and qualified in names):
-                admitted.append(candidate.id)
-        return Decision(request.seed.id, offered, admitted=admitted)
+        weights = self.model.weights.get(request.first_stage)
+        if weights is None:
+            raise SpiderError(f"the learned selector model {self.model.version} has no weights for a "
+                              f"{request.first_stage} first stage (it has {', '.join(self.model.weights)})")
+        rows = request_features(request)
+        admitted = [c.id for c, row in zip(request.candidates, rows) if weights.probability(row) >= weights.threshold]
+        return Decision(request.seed.id, [c.id for c in request.candidates], admitted=admitted)

@@ -171,6 +171,7 @@ class AnswerCache:
 
 class LLMSelector:
     uses_budget = True
+    needs_lexical = False
 
     def __init__(self, backend: Backend, cache: AnswerCache | None = None) -> None:
         self.backend = backend

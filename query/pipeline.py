@@ -18,7 +18,7 @@ from query.bm25 import snapshot_index
 from query.dense import dense_ranking
 from query.exchange import exchange
 from query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
-from query.learned import NamedInIssueSelector
+from query.learned import LearnedSelector
 from query.llm import AnthropicBackend, LLMSelector, OpenAIBackend
 from query.results import Answer, Result, function_info, located, ranked
 from query.select import AdmitAll, AdmitNone, Candidate, Decision, SelectionRequest, Selector, decide_all
@@ -72,7 +72,7 @@ def open_selector(name: str | None, model: str | None = None) -> tuple[Selector,
         return LLMSelector(AnthropicBackend(model)), notes
     if name == "openai":
         return LLMSelector(OpenAIBackend(model)), notes
-    simple = {"learned": NamedInIssueSelector, "all": AdmitAll, "none": AdmitNone}
+    simple = {"learned": LearnedSelector, "all": AdmitAll, "none": AdmitNone}
     if name not in simple:
         raise SpiderError(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
     return simple[name](), notes
@@ -83,30 +83,77 @@ def edge_phrase(edges: dict[Rel, int]) -> str:
     return " and ".join(parts) + " relationships"
 
 
-def graph_answer(
-    store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, method: str, selector: Selector,
-    k: int = 20, n: int = 500, c: int = 5, edges: dict[Rel, int] | None = None,
-) -> Answer:
-    """Algorithm 1 over a first-stage ranking: seeds are its top-c, Stage 1 keeps neighbours in its top-n."""
-    edges = edges or DEFAULT_EDGES
+@dataclass
+class Proposal:
+    """Steps 2-4 of one query: the seeds, their Stage-1 neighbours, and one selection request per seed. It does
+    not depend on K (only the seeds do), so an evaluation reuses it for every K and every selector."""
+
+    seeds: list[str]
+    neighbours: list[Neighbour]
+    requests: list[SelectionRequest]
+    info: dict[str, dict]
+    pool_rank: dict[str, int]
+    score: dict[str, float]
+    seconds: dict[str, float]
+
+
+def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, c: int, n: int,
+            edges: dict[Rel, int], lexical: bool = False, show: list[str] = ()) -> Proposal:
+    """Seeds are the ranking's top-c; Stage 1 keeps neighbours in its top-n. `lexical` scores every candidate
+    with BM25 (the learned selector reads it); `show` are further ids whose location the answer prints."""
     seconds = dict(ranking.seconds)
     pool = [node_id for node_id, _ in ranking.scored[:n]]
     score = dict(ranking.scored[:n])
     pool_rank = {node_id: rank for rank, node_id in enumerate(pool, start=1)}
-    top_k = pool[:k]
-    seeds = top_k[:c]
+    seeds = pool[:c]
 
     clock = time.perf_counter()
     neighbours = expand_neighbourhood(store, repo, snapshot, seeds, edges, pool=pool)
     seconds["expand"] = round(time.perf_counter() - clock, 4)
 
     clock = time.perf_counter()
-    info = function_info(store, repo, snapshot, list(dict.fromkeys(top_k + [nb.id for nb in neighbours])), with_code=True)
+    ids = list(dict.fromkeys([*show, *seeds, *(nb.id for nb in neighbours)]))
+    info = function_info(store, repo, snapshot, ids, with_code=True)
     seconds["fetch code"] = round(time.perf_counter() - clock, 4)
+    relative, lexical_rank = {}, {}
+    if lexical:
+        clock = time.perf_counter()
+        relative = snapshot_index(store, repo, snapshot).relative_scores(issue, ids)
+        ordered = sorted(dict.fromkeys(nb.id for nb in neighbours), key=lambda i: (-relative[i], pool_rank[i]))
+        lexical_rank = {node_id: place for place, node_id in enumerate(ordered, start=1)}
+        seconds["lexical"] = round(time.perf_counter() - clock, 4)
+
+    def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
+        where = info.get(node_id) or {}
+        found = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id], score=score[node_id],
+                     degree=where.get("degree") or 0, lexical=relative.get(node_id, 0.0),
+                     lexical_rank=lexical_rank.get(node_id, 0))
+        if nb is None:
+            return Candidate(**found)
+        return Candidate(**found, hops=nb.hops, rel_type=nb.rel_type.value, edge_path=nb.edge_path)
+
+    requests = []
+    for index, seed in enumerate(seeds):
+        mine = [candidate(nb.id, nb) for nb in neighbours if nb.seed == seed]
+        if mine:
+            requests.append(SelectionRequest(issue, candidate(seed), mine, index, len(seeds), edge_phrase(edges),
+                                             ranking.origin))
+    return Proposal(seeds, neighbours, requests, info, pool_rank, score, seconds)
+
+
+def graph_answer(
+    store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, method: str, selector: Selector,
+    k: int = 20, n: int = 500, c: int = 5, edges: dict[Rel, int] | None = None,
+) -> Answer:
+    """Algorithm 1 over a first-stage ranking: seeds are its top-c, Stage 1 keeps neighbours in its top-n."""
+    edges = edges or DEFAULT_EDGES
+    top_k = [node_id for node_id, _ in ranking.scored[:k]]
+    proposal = propose(store, repo, snapshot, issue, ranking, c, n, edges, selector.needs_lexical, show=top_k)
+    seconds, seeds, neighbours = proposal.seconds, proposal.seeds, proposal.neighbours
+    pool_rank, score, info = proposal.pool_rank, proposal.score, proposal.info
 
     clock = time.perf_counter()
-    requests = selection_requests(issue, seeds, neighbours, info, pool_rank, score, edges)
-    decisions = decide_all(selector, requests)
+    decisions = decide_all(selector, proposal.requests)
     seconds["select"] = round(time.perf_counter() - clock, 4)
 
     clock = time.perf_counter()
@@ -146,25 +193,6 @@ def graph_answer(
         notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
     return Answer(repo, snapshot, method, k, results, seconds, ranking.model, selector.name, edges_label(edges),
                   summary, displaced, decisions, notes)
-
-
-def selection_requests(
-    issue: str, seeds: list[str], neighbours: list[Neighbour], info: dict[str, dict], pool_rank: dict[str, int],
-    score: dict[str, float], edges: dict[Rel, int],
-) -> list[SelectionRequest]:
-    """One request per seed that has Stage-1 neighbours, each neighbour offered under its nearest seed."""
-    def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
-        code = (info.get(node_id) or {}).get("code") or ""
-        if nb is None:
-            return Candidate(node_id, code, pool_rank[node_id], score[node_id])
-        return Candidate(node_id, code, pool_rank[node_id], score[node_id], nb.hops, nb.rel_type.value, nb.edge_path)
-
-    requests = []
-    for index, seed in enumerate(seeds):
-        mine = [candidate(nb.id, nb) for nb in neighbours if nb.seed == seed]
-        if mine:
-            requests.append(SelectionRequest(issue, candidate(seed), mine, index, len(seeds), edge_phrase(edges)))
-    return requests
 
 
 def answer_query(

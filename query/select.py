@@ -22,6 +22,9 @@ class Candidate:
     hops: int = 0  # 0 for the seed itself
     rel_type: str = ""
     edge_path: tuple[str, ...] = ()
+    degree: int = 0  # relationships of any type
+    lexical: float = 0.0  # BM25 against the issue, over the best BM25 score in the snapshot; 0 unless asked for
+    lexical_rank: int = 0  # 1-based place by `lexical` among every proposal of the query (all seeds); 0 if not asked
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class SelectionRequest:
     seed_index: int  # 0-based, among n_seeds
     n_seeds: int
     edge_phrase: str  # e.g. "contains relationships (up to 4 hops)"
+    first_stage: str = "dense"  # the ranking the ranks and scores come from: dense (spider) or bm25 (spisr)
 
 
 @dataclass
@@ -51,6 +55,7 @@ class Decision:
 class Selector(Protocol):
     name: str  # what the output calls it, e.g. "anthropic (claude-sonnet-4-5)"
     uses_budget: bool  # False only for `all`: admit everything, the answer grows past K
+    needs_lexical: bool  # whether candidates must carry their BM25 score (costs loading the snapshot's index)
 
     def decide(self, request: SelectionRequest) -> Decision: ...
 
@@ -60,6 +65,7 @@ class AdmitAll:
 
     name = "all"
     uses_budget = False
+    needs_lexical = False
 
     def decide(self, request: SelectionRequest) -> Decision:
         offered = [c.id for c in request.candidates]
@@ -71,6 +77,7 @@ class AdmitNone:
 
     name = "none"
     uses_budget = True
+    needs_lexical = False
 
     def decide(self, request: SelectionRequest) -> Decision:
         return Decision(request.seed.id, [c.id for c in request.candidates])
@@ -81,6 +88,7 @@ class AdmitOracle:
 
     name = "oracle"
     uses_budget = True
+    needs_lexical = False
 
     def __init__(self, targets: set[str]) -> None:
         self.targets = targets

@@ -292,6 +292,15 @@ class _Walker:
                     if name:
                         items.append((value, ctx, _Name(prefix + name, name, first_line(member), last_line(member))))
                         continue
+                if vt in g.array and key is not None:
+                    # `MMM: [matchWord, function (input) {...}]` (a table of handlers): the array's one function
+                    # is the key's; with several, none is (they stay anonymous)
+                    functions = [e for e in value.named_children if e.kind_id in g.functions]
+                    if len(functions) == 1 and (name := _key_name(key)):
+                        items.append((functions[0], ctx, _Name(prefix + name, name, first_line(member), last_line(member))))
+                        items.extend((e, ctx, None) for e in value.named_children
+                                     if e is not functions[0] and e.kind_id not in g.leaves)
+                        continue
                 if vt not in g.leaves:
                     items.append((value, ctx, None))
             elif t in g.method_definition:
@@ -888,6 +897,7 @@ class _Grammar:
         self.definitions = ids(*_DEFINITIONS)
         self.definitions_or_object = ids(*_DEFINITIONS, "object")
         self.object = ids("object")
+        self.array = ids("array")
         self.pair = ids("pair")
         self.method_definition = ids("method_definition")
         self.computed_property_name = ids("computed_property_name")

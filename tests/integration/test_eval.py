@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from query.train_selector import Proposal, load_proposals
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 
@@ -59,7 +60,7 @@ def benchmark(tmp_path, repo_name) -> tuple[Path, Path, str]:
 def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_path):
     bench, repos, repo = benchmark
     out = tmp_path / "out"
-    args = ("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "2", "-k", "5", "-n", "50")
+    args = ("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "2", "-k", "5", "-n", "50", "-c", "3")
 
     result = spider(*args, "--subset", "quick")
 
@@ -78,6 +79,7 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
         assert methods["spider/oracle/contains:4"][k]["admitted_hits"] == methods["spider/oracle/contains:4"][k]["admitted"]
     assert rows[0]["locality"]["target_nodes"] == ["shop/payments.py:charge", "shop/payments.py:_send"]
     assert rows[0]["locality"]["pair_hops"] == [2]  # siblings in one file
+    assert_training_dump_replays_the_oracle(out, rows)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["instances"] == 2 and set(summary["groups"]) == {"all", "python"}
     assert summary["locality"]["all"]["multi_target_instances"] == 1 and summary["locality"]["all"]["share_within_2"] == 1
@@ -91,6 +93,26 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
     assert [r["instance_id"] for r in rows] == ["i-charge", "i-receipt", "i-ghost"]
     assert rows[2]["unmatched_targets"] == [{"path": "shop/constants.py", "start_line": 1, "end_line": 1}]
     assert json.loads((out / "summary.json").read_text())["unmatched_targets"]["count"] == 1
+
+
+def assert_training_dump_replays_the_oracle(out: Path, rows: list[dict]) -> None:
+    """candidates.jsonl holds each proposal's features and labels; admitting its labelled candidates through the
+    offline replay gives exactly what the oracle answered online."""
+    dumped = [Proposal(json.loads(line)) for line in (out / "candidates.jsonl").read_text().splitlines()]
+    assert {(p.row["origin"], p.row["edges"], p.row["c"]) for p in dumped} == {
+        (origin, edges, c) for origin, edges in (("dense", "contains:4"), ("dense", "invokes:2"),
+                                                 ("dense", "contains:4,invokes:2"), ("bm25", "contains:4"))
+        for c in (2, 3)}  # -c 3: K=2 has two seeds, K=5 three
+    assert {p.row["c"] for p in load_proposals(out / "candidates.jsonl")} == {3}  # training uses K >= c
+    by_instance = {r["instance_id"]: r for r in rows}
+    labels = 0
+    for proposal in (p for p in dumped if p.row["origin"] == "dense"):
+        k = {2: "2", 3: "5"}[proposal.row["c"]]
+        online = by_instance[proposal.row["instance_id"]]["methods"][f"spider/oracle/{proposal.row['edges']}"][k]
+        offline = proposal.replay(proposal.y.astype(bool), int(k))
+        assert offline["ids"] == online["ids"] and offline["hits"] == online["hits"]
+        labels += int(proposal.y.sum())
+    assert labels > 0  # Receipt.render is offered under the seed Receipt.header at K=2
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -111,3 +133,18 @@ def test_a_repository_missing_from_the_repos_dir_is_a_one_line_error(benchmark, 
     empty.mkdir()
     result = spider("eval", "--bench", str(bench), "--repos", str(empty), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and f"no git repository for {repo}" in result.stderr
+
+
+def test_train_selector_errors_are_one_line(benchmark, tmp_path):
+    bench, repos, _ = benchmark
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = spider("train-selector", "--from", str(empty), "--version", "x", "--out", str(tmp_path / "m.json"))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "no training data" in result.stderr
+    out = tmp_path / "out"
+    assert spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "--subset", "quick",
+                  "-k", "5", "-n", "50", "--method", "der", "--method", "spider/oracle/contains:4").returncode == 0
+    result = spider("train-selector", "--from", str(out), "--version", "x", "--out", str(tmp_path / "m.json"))
+    assert result.returncode == 2 and "at least two repositories" in result.stderr
+    assert not (tmp_path / "m.json").exists()

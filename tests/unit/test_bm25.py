@@ -72,3 +72,12 @@ def test_saved_index_answers_the_same(tmp_path):
 
 def test_query_of_only_stopwords_returns_nothing():
     assert Bm25Index.build(list(TEXTS), list(TEXTS.values())).search("the and of", 5) == []
+
+
+def test_relative_scores_are_over_the_best_match_in_the_whole_index():
+    index = Bm25Index.build(["a", "b", "c"], ["parse header", "parse header header", "render body"])
+    best = max(score for _, score in index.search("header", 3))
+    relative = index.relative_scores("header", ["a", "c", "missing"])
+    assert relative == {"a": pytest.approx(dict(index.search("header", 3))["a"] / best), "c": 0.0, "missing": 0.0}
+    assert 0 < relative["a"] < 1 and index.relative_scores("header", ["b"]) == {"b": 1.0}
+    assert index.relative_scores("the of", ["a"]) == {"a": 0.0}

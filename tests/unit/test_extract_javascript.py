@@ -108,6 +108,20 @@ def test_object_literal_members_are_prefixed_by_the_object_variable():
     ]
 
 
+def test_a_handler_table_names_the_one_function_of_each_entry_after_its_key():
+    # dayjs customParseFormat: `MMM: [matchWord, function (input) {...}]` (a benchmark target, iamkun__dayjs-918)
+    facts = run("""
+        const expressions = {
+          MMM: [matchWord, function (input) {
+            this.month = 1
+          }],
+          both: [function () {}, () => 2],
+          plain: [1, 2],
+        };
+    """)
+    assert entities(facts) == [(F, "expressions.MMM", "MMM", "function", 2, 4, None)]
+
+
 def test_functions_assigned_to_members_are_named_by_the_target():
     facts = run("""
         proto.format = function (fmt) {

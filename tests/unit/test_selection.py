@@ -1,5 +1,4 @@
-"""Stage-2 pieces that need no service: the prompt, answer parsing, --edges, the learned rule, the exchange of
-selector outputs into decisions."""
+"""Stage-2 pieces that need no service: the prompt, answer parsing, --edges, the fixed selectors."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import pytest
 from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from query.expand import parse_edges
-from query.learned import NamedInIssueSelector, named_in
 from query.prompt import CODE_LIMIT, TRUNCATED, MalformedAnswer, fenced, parse_selection, system_prompt, user_prompt
 from query.select import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
 
@@ -60,13 +58,6 @@ def test_edges_option():
     for bad in ("calls:2", "contains:0", "contains:9", "contains:x", ","):
         with pytest.raises(SpiderError):
             parse_edges(bad)
-
-
-def test_learned_rule_admits_the_neighbours_the_issue_names():
-    assert {"Parser.parse", "parse", "Parser", "tokens"} <= named_in("Parser.parse drops tokens")
-    codes = {"a.py:Parser.parse": "", "a.py:Parser.reset": "", "a.py:tokenize": "", "a.py:run": ""}
-    decision = NamedInIssueSelector().decide(request("Parser.parse fails; run() and tokenize are fine", codes))
-    assert decision.admitted == ["a.py:Parser.parse", "a.py:tokenize"]  # `run` is too short a name to trust
 
 
 def test_fixed_selectors():

@@ -1,0 +1,195 @@
+"""Train the learned selector from `spider eval`'s dump (candidates.jsonl) and measure it honestly.
+
+Every proposal in the dump carries its candidates' features and labels, the first-stage top and every id's
+hits, so the selector's effect is replayed offline through the real exchange (`query.exchange`), at every K,
+without touching the databases. Cross-validation holds whole repositories out: no repository is in both the
+training and the test fold. The admission threshold is the one that maximises mean Recall@`THRESHOLD_K` on the
+training folds' instances, among those that keep 98% of the instances the baseline solves solved. The shipped
+model is then fit on every repository. Each first stage (dense for spider, bm25 for spisr) gets its own
+regression: its ranks and scores mean different things.
+
+scikit-learn fits the logistic regression; the shipped file holds plain weights, so serving needs no sklearn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from indexer.errors import SpiderError
+from query.exchange import exchange
+from query.features import FEATURES
+from query.learned import SelectorModel, Weights
+from query.metrics import recall_at
+
+THRESHOLD_K = 20
+THRESHOLDS = tuple(float(f"{t:.3g}") for t in np.geomspace(0.002, 0.98, 60))  # a log grid: most proposals score low
+REGULARISATION = 1.0  # sklearn's C; standardised features
+MAX_ACC_DROP = 0.05  # of the instances DER solves at THRESHOLD_K, the share the threshold may cost
+
+
+@dataclass
+class Proposal:
+    """One dumped (instance, first stage, edges, seeds) proposal."""
+
+    row: dict
+
+    @cached_property
+    def x(self) -> np.ndarray:
+        return np.array([c["x"] for c in self.row["candidates"]], dtype=float).reshape(-1, len(FEATURES))
+
+    @cached_property
+    def y(self) -> np.ndarray:
+        return np.array([c["label"] for c in self.row["candidates"]], dtype=int)
+
+    @property
+    def method(self) -> str:
+        first = "spider" if self.row["origin"] == "dense" else "spisr"
+        return f"{first}/learned-cv/{self.row['edges']}"
+
+    def replay(self, admit: np.ndarray, k: int) -> dict:
+        """The exchange at K with candidates admitted where `admit` is true, as `spider eval` records a cell."""
+        row = self.row
+        top_k = row["top"][:k]
+        seeds = row["seeds"][:min(row["c"], k)]
+        by_seed: dict[str, list[str]] = defaultdict(list)
+        rank = {}
+        for candidate, chosen in zip(row["candidates"], admit):
+            rank[candidate["id"]] = candidate["rank"]
+            if chosen:
+                by_seed[candidate["seed"]].append(candidate["id"])
+        result = exchange(top_k, seeds, dict(by_seed), rank)
+        targets = {c["id"] for c in row["candidates"] if c["label"]}
+        in_top = set(top_k)
+        return {"ids": result.ranking, "hits": [row["hits"][i] for i in result.ranking],
+                "admitted": len(result.admitted), "admitted_hits": sum(i in targets for i in result.admitted),
+                "displaced": len(result.displaced), "displaced_hits": sum(i in targets for i in result.displaced),
+                "proposals": len({c["id"] for c in row["candidates"]} - in_top), "tokens": 0}
+
+
+def load_proposals(path: Path) -> list[Proposal]:
+    """The dump's proposals with seeds = c (K >= c); a rerun's duplicate rows replace earlier ones."""
+    if not path.is_file():
+        raise SpiderError(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
+    latest: dict[tuple, dict] = {}
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line cut by an interruption
+        if row.get("features") != list(FEATURES):
+            raise SpiderError(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
+                              "rerun `spider eval` into a fresh directory")
+        latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
+    return [Proposal(row) for row in latest.values() if row["c"] == max(r["c"] for r in latest.values())]
+
+
+def fit(proposals: list[Proposal]) -> Weights:
+    """Logistic regression on the proposals' candidates (one first stage); the threshold that maximises their
+    mean Recall@THRESHOLD_K through the exchange."""
+    try:
+        from sklearn.linear_model import LogisticRegression  # training only: serving reads plain weights
+    except ImportError:
+        raise SpiderError("training needs scikit-learn: pip install 'spider[eval]'") from None
+    train = [p for p in proposals if p.row["candidates"]]
+    y = np.concatenate([p.y for p in train]) if train else np.zeros(0)
+    if not len(y) or y.min() == y.max():
+        raise SpiderError("the training data has no positive (or no negative) candidates: nothing to learn from")
+    x = np.vstack([p.x for p in train])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    regression = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=5000).fit((x - mean) / scale, y)
+    fitted = Weights(tuple(mean.tolist()), tuple(scale.tolist()), tuple(regression.coef_[0].tolist()),
+                     float(regression.intercept_[0]), 0.5)
+    best = best_threshold(train, [probabilities_of(fitted, p) for p in train])
+    return Weights(fitted.mean, fitted.scale, fitted.coef, fitted.intercept, best)
+
+
+def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
+    if not proposal.row["candidates"]:
+        return np.zeros(0)
+    z = weights.intercept + ((proposal.x - np.array(weights.mean)) / np.array(weights.scale)) @ np.array(weights.coef)
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
+
+
+def threshold_outcome(proposals: list[Proposal], probabilities: list[np.ndarray], threshold: float) -> tuple[float, float]:
+    """(mean Recall@THRESHOLD_K, share of the instances DER solves at THRESHOLD_K that stay solved)."""
+    recalls, kept = [], []
+    for proposal, probability in zip(proposals, probabilities):
+        m = proposal.row["m"]
+        recall = recall_at(proposal.replay(probability >= threshold, THRESHOLD_K)["hits"], m, THRESHOLD_K)
+        recalls.append(recall)
+        if recall_at([proposal.row["hits"][i] for i in proposal.row["top"]], m, THRESHOLD_K) == 1.0:
+            kept.append(recall == 1.0)
+    return sum(recalls) / len(recalls), (sum(kept) / len(kept) if kept else 1.0)
+
+
+def best_threshold(proposals: list[Proposal], probabilities: list[np.ndarray]) -> float:
+    """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − MAX_ACC_DROP of DER's
+    solved instances solved (the highest threshold if none does); ties go to the higher threshold."""
+    outcomes = {t: threshold_outcome(proposals, probabilities, t) for t in THRESHOLDS}
+    allowed = [t for t, (_, kept) in outcomes.items() if kept >= 1 - MAX_ACC_DROP] or [max(THRESHOLDS)]
+    return max(allowed, key=lambda t: (outcomes[t][0], t))
+
+
+def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal], list[Proposal]]]:
+    """(held-out repository, training proposals, test proposals): one fold per repository."""
+    repos = sorted({p.row["repo"] for p in proposals})
+    if len(repos) < 2:
+        raise SpiderError("repository-held-out cross-validation needs instances from at least two repositories")
+    return [(repo, [p for p in proposals if p.row["repo"] != repo], [p for p in proposals if p.row["repo"] == repo])
+            for repo in repos]
+
+
+def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
+                   report=print) -> tuple[dict[str, dict[str, dict]], list[dict]]:
+    """Each repository's instances answered by a model fit on the other repositories (per first stage).
+    Returns {instance_id: {method: {K: cell}}} and each fold's held-out repository and thresholds."""
+    cells: dict[str, dict[str, dict]] = defaultdict(dict)
+    folds = repository_folds(proposals)
+    summaries = []
+    for repo, train, test in folds:
+        thresholds = {}
+        for origin in sorted({p.row["origin"] for p in test}):
+            weights = fit([p for p in train if p.row["origin"] == origin])
+            thresholds[origin] = weights.threshold
+            for proposal in (p for p in test if p.row["origin"] == origin):
+                admit = probabilities_of(weights, proposal) >= weights.threshold
+                cells[proposal.row["instance_id"]][proposal.method] = {str(k): proposal.replay(admit, k) for k in ks}
+        summaries.append({"held_out": repo, "instances": len({p.row["instance_id"] for p in test}),
+                          "thresholds": thresholds})
+        report(f"fold {len(summaries)}/{len(folds)}: held out {repo} ({summaries[-1]['instances']} instances), "
+               f"thresholds {thresholds}")
+    return cells, summaries
+
+
+def train_selector(eval_dir: Path, model_out: Path, version: str, ks: tuple[int, ...], report=print) -> dict:
+    """Cross-validate (writing eval_dir/learned_cv.jsonl, which `spider eval`'s summary merges in), then fit on
+    every repository and write the model file. Returns what the model file records about its training."""
+    proposals = load_proposals(eval_dir / "candidates.jsonl")
+    cells, folds = cross_validate(proposals, ks, report)
+    with (eval_dir / "learned_cv.jsonl").open("w") as handle:
+        for instance_id, methods in sorted(cells.items()):
+            handle.write(json.dumps({"instance_id": instance_id, "methods": methods}) + "\n")
+    origins = sorted({p.row["origin"] for p in proposals})
+    weights = {origin: fit([p for p in proposals if p.row["origin"] == origin]) for origin in origins}
+    meta = {"trained_on": {"data": str(eval_dir), "instances": len({p.row["instance_id"] for p in proposals}),
+                           "repositories": sorted({p.row["repo"] for p in proposals}),
+                           "candidates": {o: int(sum(len(p.row["candidates"]) for p in proposals if p.row["origin"] == o))
+                                          for o in origins},
+                           "positives": {o: int(sum(p.y.sum() for p in proposals if p.row["origin"] == o and p.row["candidates"]))
+                                         for o in origins},
+                           "regularisation_C": REGULARISATION, "class_weight": "balanced",
+                           "threshold_maximises": f"mean Recall@{THRESHOLD_K}",
+                           "threshold_keeps": f">= {1 - MAX_ACC_DROP:.0%} of the instances DER solves at K={THRESHOLD_K}"},
+            "cross_validation": {"scheme": "leave one repository out", "folds": folds}}
+    model = SelectorModel(version, weights, meta)
+    model_out.parent.mkdir(parents=True, exist_ok=True)
+    model_out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
+    report(f"model {version} (thresholds {({o: w.threshold for o, w in weights.items()})}) written to {model_out}")
+    return meta

@@ -1,0 +1,180 @@
+"""The learned selector without services: its features, the model file, serving == sklearn, the offline replay
+of the exchange, and repository-held-out training on a synthetic dump."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from indexer.errors import SpiderError
+from query.features import FEATURES, is_test_path, named_in, request_features
+from query.learned import LearnedSelector, SelectorModel, Weights
+from query.select import Candidate, SelectionRequest
+from query.train_selector import (THRESHOLDS, Proposal, best_threshold, cross_validate, load_proposals, probabilities_of,
+                                  repository_folds, threshold_outcome, train_selector)
+
+
+def feature(row: list[float], name: str) -> float:
+    return row[FEATURES.index(name)]
+
+
+def request(issue: str, candidates: list[Candidate]) -> SelectionRequest:
+    seed = Candidate("shop/pay.py:Receipt.render", "def render(self): ...", rank=1, score=0.8)
+    return SelectionRequest(issue, seed, candidates, 0, 5, "contains relationships (up to 4 hops)")
+
+
+def test_features_of_a_candidate():
+    assert {"Parser.parse", "parse", "Parser", "tokens"} <= named_in("Parser.parse drops tokens")
+    sibling = Candidate("shop/pay.py:Receipt.header", "def header(self):\n    return title\n", rank=7, score=0.6,
+                        hops=2, rel_type="CONTAINS", degree=3, lexical=0.5)
+    test = Candidate("tests/test_pay.py:test_run", "def test_run(): pass", rank=40, score=0.4, hops=3,
+                     rel_type="INVOKES")
+    first, second = request_features(request("Receipt.header prints the title twice", [sibling, test]))
+    assert feature(first, "qualified_in_issue") == 1 and feature(first, "name_in_issue") == 1
+    assert feature(first, "same_file") == 1 and feature(first, "same_class") == 1 and feature(first, "test_file") == 0
+    assert feature(first, "contains") == 1 and feature(first, "invokes") == 0 and feature(first, "hops") == 2
+    assert feature(first, "score_gap") == pytest.approx(0.2) and feature(first, "lexical") == 0.5
+    assert feature(first, "rank_log") == pytest.approx(np.log(7)) and feature(first, "degree_log") == pytest.approx(np.log(4))
+    assert feature(first, "name_token_overlap") == 1  # `header` is in the issue
+    assert feature(second, "test_file") == 1 and feature(second, "same_file") == 0 and feature(second, "invokes") == 1
+    assert feature(second, "name_in_issue") == 0 and len(first) == len(FEATURES)
+    assert feature(first, "path_in_issue") == 0 and feature(first, "issue_identifiers_in_code_log") == 0
+
+
+def test_features_that_tie_the_issue_and_the_seed_to_the_code():
+    seed = Candidate("shop/pay.py:Receipt.render", "def render(self):\n    return self.header()\n", rank=1, score=0.8)
+    header = Candidate("shop/pay.py:Receipt.header", "def header(self):\n    return render_title(self.order_id)\n",
+                       rank=7, score=0.6, hops=2, rel_type="CONTAINS")
+    issue = "In shop/pay.py the header shows order_id twice: render_title is called with it"
+    (row,) = request_features(SelectionRequest(issue, seed, [header], 0, 5, ""))
+    assert feature(row, "path_in_issue") == 1
+    assert feature(row, "issue_identifiers_in_code_log") == pytest.approx(np.log(3))  # render_title, order_id
+    assert feature(row, "seed_mentions_candidate") == 1 and feature(row, "candidate_mentions_seed") == 0
+
+
+@pytest.mark.parametrize("path, test", [
+    ("tests/test_api.py", True), ("src/foo_test.go", True), ("lib/__tests__/a.js", True), ("src/a.spec.ts", True),
+    ("src/main/java/FooTest.java", True), ("src/testing/util.py", True),
+    ("src/contest.py", False), ("src/attestation/a.py", False), ("lib/latest.js", False),
+])
+def test_test_paths(path, test):
+    assert is_test_path(path) is test
+
+
+def model_with(weights: dict[str, float], intercept: float = 0.0, threshold: float = 0.5) -> SelectorModel:
+    n = len(FEATURES)
+    coef = tuple(weights.get(name, 0.0) for name in FEATURES)
+    return SelectorModel("t1", {"dense": Weights((0.0,) * n, (1.0,) * n, coef, intercept, threshold)}, {})
+
+
+def test_the_selector_admits_what_the_model_scores_above_its_threshold():
+    named = Candidate("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
+    other = Candidate("shop/pay.py:reset", "", rank=3, score=0.7, hops=2, rel_type="CONTAINS")
+    selector = LearnedSelector(model_with({"name_in_issue": 10.0}, intercept=-5.0))
+    decision = selector.decide(request("tokenize drops the last token", [named, other]))
+    assert decision.admitted == ["shop/pay.py:tokenize"] and decision.offered == ["shop/pay.py:tokenize", "shop/pay.py:reset"]
+    assert selector.name == "learned (logistic regression t1)" and decision.tokens_in == 0
+    bm25 = SelectionRequest("tokenize", named, [other], 0, 5, "", first_stage="bm25")
+    with pytest.raises(SpiderError, match="no weights for a bm25 first stage"):
+        selector.decide(bm25)
+
+
+def test_serving_weights_reproduce_sklearn_and_the_vectorised_training_path():
+    rng = np.random.default_rng(3)
+    x = rng.normal(2.0, 3.0, size=(300, len(FEATURES)))
+    y = (x[:, 0] - 0.5 * x[:, 4] + rng.normal(size=300) > 2).astype(int)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    reference = LogisticRegression().fit((x - mean) / scale, y)
+    weights = Weights(tuple(mean), tuple(scale), tuple(reference.coef_[0]), float(reference.intercept_[0]), 0.5)
+    expected = reference.predict_proba((x - mean) / scale)[:, 1]
+    assert [weights.probability(list(row)) for row in x] == pytest.approx(expected, abs=1e-12)
+    row = {"candidates": [{"x": list(r)} for r in x]}
+    assert probabilities_of(weights, Proposal(row)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_model_file_round_trip_and_bad_files(tmp_path):
+    path = tmp_path / "m.json"
+    model = model_with({"hops": -1.0})
+    path.write_text(json.dumps({**model.to_json(), "trained_on": {"instances": 3}}))
+    loaded = SelectorModel.load(path)
+    assert loaded.weights == model.weights and loaded.meta == {"trained_on": {"instances": 3}}
+    path.write_text(json.dumps({**model.to_json(), "features": ["hops"]}))
+    with pytest.raises(SpiderError, match="retrain it"):
+        SelectorModel.load(path)
+    path.write_text(json.dumps({**model.to_json(), "weights": {"dense": {**model.weights["dense"].to_json(), "coef": [1.0]}}}))
+    with pytest.raises(SpiderError, match="weights for 1 features"):
+        SelectorModel.load(path)
+    path.write_text("{not json")
+    with pytest.raises(SpiderError, match="is not a learned selector model"):
+        SelectorModel.load(path)
+    with pytest.raises(SpiderError, match="no learned selector model"):
+        SelectorModel.load(tmp_path / "absent.json")
+
+
+def dumped(instance: str, repo: str, named: bool) -> dict:
+    """A proposal: top = t1..t25 (t25 hits target 1 of 2), seed t1 offers two candidates, the named one is a target
+    (and carries the name_in_issue feature when `named`)."""
+    row = [0.0] * len(FEATURES)
+    candidates = []
+    for cid, is_named in ((f"{instance}:named", True), (f"{instance}:other", False)):
+        x = list(row)
+        x[FEATURES.index("name_in_issue")] = float(is_named and named)
+        candidates.append({"id": cid, "seed": "t1", "rank": 30 if is_named else 40,
+                           "label": is_named, "x": x})
+    top = [f"t{i}" for i in range(1, 26)]
+    hits = {i: [] for i in top} | {"t25": [1]} | {c["id"]: ([0] if c["label"] else []) for c in candidates}
+    return {"instance_id": instance, "repo": repo, "language": "python", "m": 2, "origin": "dense",
+            "edges": "contains:4", "c": 2, "seeds": ["t1", "t2"], "top": top, "hits": hits,
+            "features": list(FEATURES), "candidates": candidates}
+
+
+def test_replay_is_the_exchange():
+    proposal = Proposal(dumped("i", "r", named=True))
+    cell = proposal.replay(np.array([True, False]), 4)
+    # the admitted target goes right below its seed t1; the lowest unprotected member of S_4 (t4) makes room
+    assert cell["ids"] == ["t1", "i:named", "t2", "t3"] and cell["hits"] == [[], [0], [], []]
+    assert (cell["admitted"], cell["admitted_hits"], cell["displaced"], cell["displaced_hits"]) == (1, 1, 1, 0)
+    assert proposal.replay(np.array([False, False]), 5)["ids"] == ["t1", "t2", "t3", "t4", "t5"]
+
+
+def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
+    rows = [dumped(f"{repo}-{i}", repo, named=True) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
+    for fold_repo, train, test in repository_folds([Proposal(r) for r in rows]):
+        assert {p.row["repo"] for p in test} == {fold_repo} and fold_repo not in {p.row["repo"] for p in train}
+    random.Random(0).shuffle(rows)
+    (tmp_path / "candidates.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"cut')
+    cells, folds = cross_validate(load_proposals(tmp_path / "candidates.jsonl"), (4, 5), report=lambda _: None)
+    assert [f["held_out"] for f in folds] == ["a/x", "b/y", "c/z"] and len(cells) == 24
+    # the named candidate is always the target: every held-out instance admits it and finds target 0 at K=4
+    assert all(c["spider/learned-cv/contains:4"]["4"]["hits"][1] == [0] for c in cells.values())
+    out = tmp_path / "model.json"
+    meta = train_selector(tmp_path, out, "t9", (4, 5), report=lambda _: None)
+    model = SelectorModel.load(out)
+    assert model.version == "t9" and model.weights["dense"].coef[FEATURES.index("name_in_issue")] > 0
+    assert meta["trained_on"]["instances"] == 24 and meta["trained_on"]["positives"] == {"dense": 24}
+    assert len((tmp_path / "learned_cv.jsonl").read_text().splitlines()) == 24
+
+
+def test_training_needs_two_repositories_and_a_dump(tmp_path):
+    with pytest.raises(SpiderError, match="at least two repositories"):
+        repository_folds([Proposal(dumped("i", "r", named=True))])
+    with pytest.raises(SpiderError, match="run `spider eval` first"):
+        load_proposals(tmp_path / "candidates.jsonl")
+
+
+def test_the_threshold_keeps_the_instances_der_solves():
+    gains = Proposal(dumped("gains", "r", named=True))  # admitting its named candidate finds target 0
+    solved = dumped("solved", "r", named=True)
+    solved["hits"] = {**{i: [] for i in solved["hits"]}, "t19": [0], "t20": [1]}  # DER has both targets at K=20
+    for c in solved["candidates"]:
+        c["label"] = False
+    solved = Proposal(solved)
+    probabilities = [np.array([0.5, 0.0]), np.array([0.1, 0.0])]  # a low threshold also admits into `solved`
+    # admitting into `solved` evicts t20, a target: only thresholds above 0.1 keep it solved
+    assert best_threshold([gains, solved], probabilities) == max(t for t in THRESHOLDS if t <= 0.5)
+    assert threshold_outcome([gains, solved], probabilities, 0.05) == (0.5, 0.0)  # both at recall 1/2
+    assert threshold_outcome([gains, solved], probabilities, 0.3) == (0.75, 1.0)
