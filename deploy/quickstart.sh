@@ -36,6 +36,7 @@ java_ok() {  # a JDK whose major version is >= 21 (Neo4j 2026.x), anywhere spide
 missing=()
 command -v git >/dev/null || missing+=(git)
 command -v mvn >/dev/null || missing+=(maven)
+command -v redis-server >/dev/null || missing+=(redis-server)  # the Celery broker of distributed indexing (and its tests)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]} with apt-get"
   as_root apt-get update -qq

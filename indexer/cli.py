@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,12 +14,13 @@ from typing import Any, Callable
 import click
 
 import cypher
-from indexer import embedding, neo4j_local
+from indexer import embedding, jobs, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
-from indexer.pipeline import IndexReport, index_repository
-from indexer.settings import bm25_dir, spider_home
+from indexer.pipeline import IndexReport, default_repo_name, index_repository
+from indexer.settings import BROKER_ENV, QUEUES, bm25_dir, broker_url, spider_home
 from indexer.vectors import collection_name, open_vector_store
+from indexer.walk import open_commit
 
 
 def fail_cleanly(command: Callable) -> Callable:
@@ -113,15 +115,21 @@ def print_summary(report: IndexReport) -> None:
 @click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2; see `spider models list`).")
 @click.option("--no-embed", is_flag=True, help="Build the graph only: no vectors (dense retrieval will not work on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--async", "enqueue", is_flag=True,
+              help="Enqueue the run for `spider worker`s (needs SPIDER_BROKER_URL) and print its job id; "
+                   "follow it with `spider jobs ID`. PATH must be readable by the workers.")
 @fail_cleanly
 def index(path: Path, repo: str | None, rev: str | None, force: bool, model: str | None, no_embed: bool,
-          as_json: bool) -> None:
+          as_json: bool, enqueue: bool) -> None:
     """Index the commit REV of the git repository at PATH into Neo4j.
 
     Files are read from the commit itself (uncommitted edits are not indexed); symlinks, vendored
     directories, minified bundles, binary and oversized files are skipped and counted. Indexing an
     already indexed commit changes nothing. Queries only see a snapshot once it is complete.
     """
+    if enqueue:
+        enqueue_index(path, repo, rev, force, model, no_embed, as_json)
+        return
     with connect() as store:
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
                                   model=model, progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
@@ -130,6 +138,68 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, model: str
                                "already_indexed": report.already_indexed, **report.stats()}, indent=2))
     else:
         print_summary(report)
+
+
+def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, model: str | None, no_embed: bool,
+                  as_json: bool) -> None:
+    from indexer import tasks  # Celery is only imported by the commands that use it
+
+    if not broker_url():
+        raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+    commit = open_commit(str(path), rev)
+    with connect() as store:
+        name = repo or default_repo_name(commit)
+        state = store.snapshot_state(name, commit.sha)
+    if state and state["complete"] and not force:
+        message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
+        click.echo(json.dumps(message) if as_json else f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)")
+        return
+    job_id, _ = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model)
+    click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha}) if as_json else
+               f"enqueued job {job_id}: {name} @ {commit.sha[:12]} (follow it with `spider jobs {job_id}`)")
+
+
+@main.command()
+@click.option("--queues", default=",".join(QUEUES), show_default=True,
+              help="Queues to consume: parse (tree-sitter, CPU), write (resolve + Neo4j), embed (CPU/GPU).")
+@click.option("--concurrency", "-c", type=click.IntRange(1, 256), help="Worker processes (default: CPU count).")
+@click.option("--loglevel", default="INFO", show_default=True)
+@fail_cleanly
+def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
+    """Run a Celery worker for index jobs (needs SPIDER_BROKER_URL; the Neo4j and Qdrant settings must reach
+    the same databases as the CLI that enqueues). Tasks are acknowledged late: a worker killed mid-task has its
+    task redelivered to another."""
+    from indexer import tasks
+
+    if not broker_url():
+        raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+    unknown = set(queues.split(",")) - set(QUEUES)
+    if unknown:
+        raise SpiderError(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
+    args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", f"spider-{os.getpid()}@%h"]
+    tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))
+
+
+@main.command("jobs")
+@click.argument("job_id", required=False)
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def jobs_command(job_id: str | None, as_json: bool) -> None:
+    """Index jobs, newest first (or the job JOB_ID, a prefix is enough): state, stage, files parsed of total,
+    errors."""
+    with connect() as store:
+        rows = jobs.list_jobs(store, job_id)
+    if job_id and not rows:
+        raise SpiderError(f"no job {job_id}")
+    if as_json:
+        click.echo(json.dumps(rows if not job_id else rows[0], indent=2))
+        return
+    if not rows:
+        click.echo("no jobs")
+        return
+    table = [[r["id"], r["repo"], r["snapshot"][:12], r["state"], r["stage"], f"{r['files_done']}/{r['files_total']}",
+              r["created_at"][:19], "; ".join(r["errors"])] for r in rows]
+    click.echo(render_table(["job", "repo", "snapshot", "state", "stage", "files", "created", "errors"], table))
 
 
 # neo4j ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ class Label(StrEnum):
     CLASS = "Class"
     FUNCTION = "Function"
     SNAPSHOT = "Snapshot"
+    INDEX_JOB = "IndexJob"  # an enqueued index run (`spider index --async`, `spider jobs`)
 
 
 class Rel(StrEnum):

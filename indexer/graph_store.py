@@ -61,6 +61,10 @@ class GraphStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def run_named(self, name: str, **params: Any) -> list[dict]:
+        """Run the named file of cypher/ (auto-commit) and return its rows as dicts."""
+        return self._run(cypher.load(name), **params)
+
     def _run(self, query: str, **params: Any) -> list[dict]:
         records, _, _ = self.driver.execute_query(query, params, database_=self.settings.database)
         return [r.data() for r in records]

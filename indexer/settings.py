@@ -39,3 +39,11 @@ def external_neo4j() -> Neo4jSettings | None:
         password=os.environ.get("NEO4J_PASSWORD", ""),
         database=os.environ.get("NEO4J_DATABASE", "neo4j"),
     )
+
+
+BROKER_ENV = "SPIDER_BROKER_URL"  # Celery broker (redis://… or amqp://…); unset: tasks run eagerly in-process
+QUEUES = ("parse", "write", "embed")  # Celery queues: tree-sitter batches, resolve + Neo4j write, embeddings
+
+
+def broker_url() -> str | None:
+    return os.environ.get(BROKER_ENV) or None

@@ -1,8 +1,10 @@
-"""The indexing pipeline as Celery tasks: a chord of file-batch parse tasks, then resolve + write.
+"""The indexing pipeline as Celery tasks: a chord of file-batch parse tasks (queue `parse`), then resolve +
+write (queue `write`), then embed (queue `embed`), each recording its progress on the job (`indexer.jobs`).
 
 The tasks call the same stage functions as the local run (`indexer.pipeline`), so distributing the work is
-configuration: with SPIDER_BROKER_URL (redis://…) set, workers started with `celery -A indexer.tasks worker`
-do it; without it the tasks run eagerly in this process. Payloads are JSON (no pickle on the wire).
+configuration: with SPIDER_BROKER_URL (redis://… or amqp://…) set, workers started with `spider worker` do it;
+without it the tasks run eagerly in this process. Payloads are JSON (no pickle on the wire). Tasks are
+acknowledged late and idempotent, so a task whose worker dies is redelivered and redone.
 """
 
 from __future__ import annotations
@@ -11,21 +13,28 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from celery import Celery, chord
+from functools import cache
+
+from celery import Celery, Task, chord
+from celery.result import AsyncResult
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
-from indexer import neo4j_local
-from indexer.graph_store import GraphStore
-from indexer.parse import outcome_from_dict, outcome_to_dict
+from indexer import jobs, neo4j_local
+from indexer.codegraph import CodeGraph
 from indexer.embedding import open_embedder
-from indexer.pipeline import IndexReport, batches, embed_graph, graph_of, parse_batch, write_graph
+from indexer.graph_schema import Label
+from indexer.graph_store import GraphStore
+from indexer.model import GraphNode
+from indexer.parse import outcome_from_dict, outcome_to_dict
+from indexer.pipeline import IndexReport, batches, default_repo_name, embed_graph, graph_of, parse_batch, write_graph
+from indexer.settings import broker_url
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, select_files
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
 
 
 def make_app() -> Celery:
-    broker = os.environ.get("SPIDER_BROKER_URL")
+    broker = broker_url()
     app = Celery("spider")
     app.conf.update(
         broker_url=broker or "memory://",
@@ -41,7 +50,10 @@ def make_app() -> Celery:
         task_time_limit=3600,
         task_soft_time_limit=3300,
         worker_max_memory_per_child=2_000_000,  # KiB: a worker that grew past 2 GB is replaced
-        task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"}},
+        broker_transport_options={"visibility_timeout": 4 * 3600},  # longer than any task: no early redelivery
+        task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
+                     "spider.embed_snapshot": {"queue": "embed"}},
+        task_default_queue="write",
     )
     return app
 
@@ -49,39 +61,87 @@ def make_app() -> Celery:
 app = make_app()
 
 
-@app.task(name="spider.parse_batch", autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
-def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list]) -> list[dict]:
+@cache
+def worker_store() -> GraphStore:
+    """One Neo4j driver per worker process (created after the fork), shared by its tasks."""
+    return GraphStore(neo4j_local.connection_settings())
+
+
+class JobTask(Task):
+    """A task of an index job: when it fails for good (retries exhausted, or an error that is not transient),
+    the job is marked failed with the error, so `spider jobs` says what went wrong."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        job_id = kwargs.get("job_id")
+        if job_id:
+            jobs.fail_job(worker_store(), job_id, f"{self.name}: {type(exc).__name__}: {exc}")
+
+
+@app.task(name="spider.parse_batch", base=JobTask, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id: str | None = None,
+                     batch: int = 0) -> list[dict]:
     commit = Commit(Path(git_dir), sha, rev)
-    return [outcome_to_dict(o) for o in parse_batch(commit, [SourceFile(*f) for f in files])]
+    parsed = [outcome_to_dict(o) for o in parse_batch(commit, [SourceFile(*f) for f in files])]
+    if job_id:
+        jobs.batch_done(worker_store(), job_id, batch, len(files))
+    return parsed
 
 
-@app.task(name="spider.write_snapshot", autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
-def write_snapshot_task(
-    parsed: list[list[dict]], repo: str, sha: str, rev: str, selection: dict, embed: bool = True
-) -> dict:
-    """Resolve the whole snapshot and write it; idempotent (a redelivery rewrites the same graph)."""
+@app.task(name="spider.write_snapshot", base=JobTask, autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
+def write_snapshot_task(parsed: list[list[dict]], repo: str, sha: str, rev: str, selection: dict,
+                        job_id: str | None = None) -> dict:
+    """Resolve the whole snapshot and write its graph, still incomplete (invisible to queries); idempotent:
+    a redelivery rewrites the same graph."""
+    store = worker_store()
+    if job_id:
+        jobs.set_stage(store, job_id, "writing")
     report = IndexReport(repo=repo, snapshot=sha, rev=rev)
     chosen = FileSelection(skipped=Counter(selection["skipped"]), other=selection["other"])
     graph = graph_of(report, chosen, [outcome_from_dict(d) for batch in parsed for d in batch])
-    embedder = open_embedder() if embed else None
-    with GraphStore(neo4j_local.connection_settings()) as store:
-        write_graph(store, report, graph)
-        if embedder is not None:
-            embed_graph(report, graph, embedder)
-        store.complete_snapshot(repo, sha, report.stats())
-    return {"repo": repo, "snapshot": sha, "rev": rev, **report.stats()}
+    write_graph(store, report, graph)
+    return report.stats()
 
 
-def index_commit(path: str, repo: str, rev: str | None = None, embed: bool = True):
-    """Enqueue (or, without a broker, run) the chord for one commit; returns the Celery result."""
+@app.task(name="spider.embed_snapshot", base=JobTask, autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
+def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, model: str | None = None,
+                        job_id: str | None = None) -> dict:
+    """Embed the written snapshot's functions (reusing vectors by content hash), then mark it complete."""
+    store = worker_store()
+    if embed:
+        if job_id:
+            jobs.set_stage(store, job_id, "embedding")
+        embedder = open_embedder(model)
+        nodes = [GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
+                           r["end_line"], r["code"], r["content_hash"])
+                 for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha)]
+        report = IndexReport(repo=repo, snapshot=sha, rev="")
+        embed_graph(report, CodeGraph(nodes=nodes), embedder)
+        stats = {**stats, "embedding": report.embedding}
+    store.complete_snapshot(repo, sha, stats)
+    if job_id:
+        jobs.set_stage(store, job_id, "done")
+    return {"repo": repo, "snapshot": sha, **stats}
+
+
+def index_commit(path: str, repo: str | None = None, rev: str | None = None, embed: bool = True,
+                 model: str | None = None) -> tuple[str, AsyncResult]:
+    """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches whose body
+    writes the graph, then embeds. Returns the job id and the Celery result of the last task."""
     commit = open_commit(path, rev)
+    repo = repo or default_repo_name(commit)
+    if embed:
+        open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     selection = select_files(commit)
+    job_id = jobs.new_job_id()
+    jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir), len(selection.files))
     header = [
-        parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev, [[f.path, f.blob, f.size] for f in batch])
-        for batch in batches(selection.files)
+        parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev, [[f.path, f.blob, f.size] for f in batch],
+                           job_id=job_id, batch=index)
+        for index, batch in enumerate(batches(selection.files))
     ]
     summary = {"skipped": dict(selection.skipped), "other": selection.other}
-    body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary, embed)
+    body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary, job_id=job_id) | embed_snapshot_task.s(
+        repo, commit.sha, embed, model, job_id=job_id)
     if not header:
-        return body.apply_async(args=([],))
-    return chord(header)(body)
+        return job_id, body.apply_async(args=([],))
+    return job_id, chord(header)(body)

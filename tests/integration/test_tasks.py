@@ -1,10 +1,11 @@
-"""The Celery chord (run eagerly: no broker configured) writes the same graph as the local pipeline."""
+"""The Celery chord (run eagerly: no broker configured) writes the same graph as the local pipeline and records
+its job."""
 
 from __future__ import annotations
 
 import pytest
 
-from indexer import pipeline, tasks
+from indexer import jobs, pipeline, tasks
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
@@ -23,10 +24,13 @@ def test_eager_chord_writes_the_same_graph_as_the_local_run(tmp_path, store, rep
     root, sha = make_repo(tmp_path / "repo", files)
     assert tasks.app.conf.task_always_eager
 
-    result = tasks.index_commit(str(root), repo=f"{repo_name}-celery").get()
+    job_id, outcome = tasks.index_commit(str(root), repo=f"{repo_name}-celery")
+    result = outcome.get()
     index_repository(store, str(root), repo=f"{repo_name}-local")
 
-    assert result["snapshot"] == sha and result["files_parsed"] == 11
+    assert result["snapshot"] == sha and result["files_parsed"] == 11 and result["embedding"]["functions"] > 0
+    (job,) = jobs.list_jobs(store, job_id)
+    assert (job["state"], job["stage"], job["files_done"], job["files_total"]) == ("done", "done", 12, 12)  # files selected; 11 kept entities
     celery_graph = read_graph(store, f"{repo_name}-celery", sha)
     local_graph = read_graph(store, f"{repo_name}-local", sha)
     assert celery_graph[0] and _canonical(celery_graph) == _canonical(local_graph)

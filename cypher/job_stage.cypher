@@ -1,0 +1,4 @@
+// Job $id moved to $stage (resolving and writing, embedding, done); $state is running or done.
+MATCH (j:IndexJob {id: $id})
+SET j.stage = $stage, j.state = $state, j.updated_at = datetime(),
+    j.finished_at = CASE WHEN $state = 'done' THEN datetime() ELSE j.finished_at END

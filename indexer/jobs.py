@@ -1,0 +1,40 @@
+"""Index jobs: what `spider index --async` enqueued and how far the workers got, kept in Neo4j beside the
+snapshots (every worker and every CLI already reach it), so `spider jobs` sees every job from any machine.
+
+Stages: queued -> parsing (files done / total) -> writing (resolve and write the graph) -> embedding -> done;
+any task that fails for good marks its job failed with the error.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from indexer.graph_store import GraphStore
+
+STAGES = ("queued", "parsing", "writing", "embedding", "done")
+
+
+def new_job_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def create_job(store: GraphStore, job_id: str, repo: str, rev: str, snapshot: str, path: str, files_total: int) -> None:
+    store.ensure_schema()
+    store.run_named("job_create", id=job_id, repo=repo, rev=rev, snapshot=snapshot, path=path,
+               files_total=files_total)
+
+
+def batch_done(store: GraphStore, job_id: str, batch: int, files: int) -> None:
+    store.run_named("job_batch_done", id=job_id, batch=batch, files=files)
+
+
+def set_stage(store: GraphStore, job_id: str, stage: str) -> None:
+    store.run_named("job_stage", id=job_id, stage=stage, state="done" if stage == "done" else "running")
+
+
+def fail_job(store: GraphStore, job_id: str, error: str) -> None:
+    store.run_named("job_fail", id=job_id, error=error)
+
+
+def list_jobs(store: GraphStore, job_id: str | None = None, limit: int = 50) -> list[dict]:
+    return store.run_named("jobs", id=job_id, limit=limit)
