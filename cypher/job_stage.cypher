@@ -1,4 +1,5 @@
 // Job $id moved to $stage (resolving and writing, embedding, done); $state is running or done.
 MATCH (j:IndexJob {id: $id})
 SET j.stage = $stage, j.state = $state, j.updated_at = datetime(),
-    j.finished_at = CASE WHEN $state = 'done' THEN datetime() ELSE j.finished_at END
+    j.finished_at = CASE WHEN $state = 'done' THEN datetime() ELSE j.finished_at END,
+    j.active = CASE WHEN $state = 'done' THEN null ELSE j.active END

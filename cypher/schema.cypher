@@ -6,6 +6,7 @@ CREATE CONSTRAINT class_key IF NOT EXISTS FOR (n:Class) REQUIRE (n.repo, n.snaps
 CREATE CONSTRAINT function_key IF NOT EXISTS FOR (n:Function) REQUIRE (n.repo, n.snapshot, n.id) IS UNIQUE;
 CREATE CONSTRAINT snapshot_key IF NOT EXISTS FOR (s:Snapshot) REQUIRE (s.repo, s.snapshot) IS UNIQUE;
 CREATE CONSTRAINT index_job_key IF NOT EXISTS FOR (j:IndexJob) REQUIRE j.id IS UNIQUE;
+CREATE CONSTRAINT index_job_active IF NOT EXISTS FOR (j:IndexJob) REQUIRE j.active IS UNIQUE;
 CREATE INDEX function_snapshot IF NOT EXISTS FOR (n:Function) ON (n.repo, n.snapshot);
 CREATE INDEX class_snapshot IF NOT EXISTS FOR (n:Class) ON (n.repo, n.snapshot);
 CREATE INDEX file_snapshot IF NOT EXISTS FOR (n:File) ON (n.repo, n.snapshot);

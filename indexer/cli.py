@@ -146,6 +146,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, mo
 
     if not broker_url():
         raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+    tasks.ensure_broker()
     commit = open_commit(str(path), rev)
     with connect() as store:
         name = repo or default_repo_name(commit)
@@ -154,9 +155,12 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, mo
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
         click.echo(json.dumps(message) if as_json else f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)")
         return
-    job_id, _ = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model)
-    click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha}) if as_json else
-               f"enqueued job {job_id}: {name} @ {commit.sha[:12]} (follow it with `spider jobs {job_id}`)")
+    job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model)
+    queued = result is not None
+    click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha, "already_queued": not queued})
+               if as_json else
+               f"{'enqueued' if queued else 'already being indexed by'} job {job_id}: {name} @ {commit.sha[:12]} "
+               f"(follow it with `spider jobs {job_id}`)")
 
 
 @main.command()
@@ -173,6 +177,7 @@ def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
 
     if not broker_url():
         raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+    tasks.ensure_broker()
     unknown = set(queues.split(",")) - set(QUEUES)
     if unknown:
         raise SpiderError(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
@@ -182,23 +187,30 @@ def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
 
 @main.command("jobs")
 @click.argument("job_id", required=False)
+@click.option("--cancel", is_flag=True, help="Mark JOB_ID failed (cancelled), so its snapshot can be enqueued again.")
 @click.option("--json", "as_json", is_flag=True)
 @fail_cleanly
-def jobs_command(job_id: str | None, as_json: bool) -> None:
+def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
     """Index jobs, newest first (or the job JOB_ID, a prefix is enough): state, stage, files parsed of total,
     errors."""
+    if cancel and not job_id:
+        raise SpiderError("--cancel needs the JOB_ID to cancel")
     with connect() as store:
         rows = jobs.list_jobs(store, job_id)
-    if job_id and not rows:
-        raise SpiderError(f"no job {job_id}")
+        if job_id and not rows:
+            raise SpiderError(f"no job {job_id}")
+        if cancel:
+            jobs.cancel_job(store, rows[0]["id"])
+            rows = jobs.list_jobs(store, rows[0]["id"])
     if as_json:
         click.echo(json.dumps(rows if not job_id else rows[0], indent=2))
         return
     if not rows:
         click.echo("no jobs")
         return
-    table = [[r["id"], r["repo"], r["snapshot"][:12], r["state"], r["stage"], f"{r['files_done']}/{r['files_total']}",
-              r["created_at"][:19], "; ".join(r["errors"])] for r in rows]
+    table = [[r["id"], r["repo"] or "", (r["snapshot"] or "")[:12], r["state"] or "", r["stage"] or "",
+              f"{r['files_done']}/{r['files_total']}", (r["created_at"] or "")[:19], "; ".join(r["errors"] or [])]
+             for r in rows]
     click.echo(render_table(["job", "repo", "snapshot", "state", "stage", "files", "created", "errors"], table))
 
 

@@ -2,12 +2,15 @@
 snapshots (every worker and every CLI already reach it), so `spider jobs` sees every job from any machine.
 
 Stages: queued -> parsing (files done / total) -> writing (resolve and write the graph) -> embedding -> done;
-any task that fails for good marks its job failed with the error.
+any task that fails for good marks its job failed with the error. One job at a time per snapshot: enqueuing a
+snapshot that a job is indexing returns that job.
 """
 
 from __future__ import annotations
 
 import uuid
+
+from neo4j.exceptions import ConstraintError
 
 from indexer.graph_store import GraphStore
 
@@ -18,10 +21,18 @@ def new_job_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def create_job(store: GraphStore, job_id: str, repo: str, rev: str, snapshot: str, path: str, files_total: int) -> None:
+def create_job(store: GraphStore, job_id: str, repo: str, rev: str, snapshot: str, path: str,
+               files_total: int) -> str | None:
+    """Record the job; None when it is recorded, else the id of the job already indexing this snapshot (the
+    database's uniqueness constraint decides, so two concurrent enqueues cannot both win)."""
     store.ensure_schema()
-    store.run_named("job_create", id=job_id, repo=repo, rev=rev, snapshot=snapshot, path=path,
-               files_total=files_total)
+    try:
+        store.run_named("job_create", id=job_id, repo=repo, rev=rev, snapshot=snapshot, path=path,
+                        files_total=files_total)
+        return None
+    except ConstraintError:
+        rows = store.run_named("job_active", repo=repo, snapshot=snapshot)
+        return rows[0]["id"] if rows else create_job(store, job_id, repo, rev, snapshot, path, files_total)
 
 
 def batch_done(store: GraphStore, job_id: str, batch: int, files: int) -> None:
@@ -30,6 +41,11 @@ def batch_done(store: GraphStore, job_id: str, batch: int, files: int) -> None:
 
 def set_stage(store: GraphStore, job_id: str, stage: str) -> None:
     store.run_named("job_stage", id=job_id, stage=stage, state="done" if stage == "done" else "running")
+
+
+def cancel_job(store: GraphStore, job_id: str) -> None:
+    """Mark a job failed as cancelled: its snapshot can be enqueued again. Tasks already queued still run."""
+    fail_job(store, job_id, "cancelled by the user (`spider jobs --cancel`)")
 
 
 def fail_job(store: GraphStore, job_id: str, error: str) -> None:

@@ -47,3 +47,8 @@ QUEUES = ("parse", "write", "embed")  # Celery queues: tree-sitter batches, reso
 
 def broker_url() -> str | None:
     return os.environ.get(BROKER_ENV) or None
+
+
+def visibility_timeout() -> int:
+    """Seconds before the broker hands an unacknowledged task (its worker died) to another worker."""
+    return int(os.environ.get("SPIDER_VISIBILITY_TIMEOUT") or 4 * 3600)

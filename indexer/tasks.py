@@ -17,17 +17,19 @@ from functools import cache
 
 from celery import Celery, Task, chord
 from celery.result import AsyncResult
+from kombu.exceptions import OperationalError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from indexer import jobs, neo4j_local
 from indexer.codegraph import CodeGraph
+from indexer.errors import SpiderError
 from indexer.embedding import open_embedder
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.model import GraphNode
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.pipeline import IndexReport, batches, default_repo_name, embed_graph, graph_of, parse_batch, write_graph
-from indexer.settings import broker_url
+from indexer.settings import broker_url, visibility_timeout
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, select_files
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
@@ -50,7 +52,9 @@ def make_app() -> Celery:
         task_time_limit=3600,
         task_soft_time_limit=3300,
         worker_max_memory_per_child=2_000_000,  # KiB: a worker that grew past 2 GB is replaced
-        broker_transport_options={"visibility_timeout": 4 * 3600},  # longer than any task: no early redelivery
+        # A message a dead worker held is redelivered after this long; longer than any task, so a slow task is
+        # never handed to a second worker while it runs.
+        broker_transport_options={"visibility_timeout": visibility_timeout()},
         task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
                      "spider.embed_snapshot": {"queue": "embed"}},
         task_default_queue="write",
@@ -124,16 +128,21 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
 
 
 def index_commit(path: str, repo: str | None = None, rev: str | None = None, embed: bool = True,
-                 model: str | None = None) -> tuple[str, AsyncResult]:
+                 model: str | None = None) -> tuple[str, AsyncResult | None]:
     """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches whose body
-    writes the graph, then embeds. Returns the job id and the Celery result of the last task."""
+    writes the graph, then embeds. Returns the job id and the Celery result of the last task; when a job is
+    already indexing this snapshot, that job's id and None (nothing is enqueued)."""
+    ensure_broker()
     commit = open_commit(path, rev)
     repo = repo or default_repo_name(commit)
     if embed:
         open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     selection = select_files(commit)
     job_id = jobs.new_job_id()
-    jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir), len(selection.files))
+    running = jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir),
+                              len(selection.files))
+    if running:
+        return running, None
     header = [
         parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev, [[f.path, f.blob, f.size] for f in batch],
                            job_id=job_id, batch=index)
@@ -142,6 +151,19 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
     summary = {"skipped": dict(selection.skipped), "other": selection.other}
     body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary, job_id=job_id) | embed_snapshot_task.s(
         repo, commit.sha, embed, model, job_id=job_id)
-    if not header:
-        return job_id, body.apply_async(args=([],))
-    return job_id, chord(header)(body)
+    try:
+        return job_id, (chord(header)(body) if header else body.apply_async(args=([],)))
+    except (OperationalError, RuntimeError, ConnectionError) as exc:  # the broker went away since the check
+        jobs.fail_job(worker_store(), job_id, f"could not enqueue: {exc}")
+        raise SpiderError(f"could not enqueue job {job_id} on {broker_url()}: {exc}") from None
+
+
+def ensure_broker() -> None:
+    """A one-line error now, rather than a job recorded and never run, when the broker cannot be reached."""
+    if app.conf.task_always_eager:
+        return
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, interval_start=0, timeout=5)
+    except (OperationalError, OSError) as exc:
+        raise SpiderError(f"cannot reach the Celery broker {broker_url()}: {exc}") from None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer import jobs
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
@@ -156,3 +157,84 @@ def test_distributed_commands_fail_in_one_line(args, message):
 def test_worker_rejects_unknown_queues(redis_url):
     result = run_spider("worker", "--queues", "parse,gpu", env={"SPIDER_BROKER_URL": redis_url})
     assert result.returncode == 2 and "unknown queue(s) gpu" in result.stderr
+
+
+def many_modules(count: int) -> dict[str, str]:
+    """`count` Python modules, each calling into the previous one: enough parse batches to die in the middle."""
+    files = {"pkg/__init__.py": ""}
+    for i in range(count):
+        previous = f"from pkg.m{i - 1} import helper_{i - 1}\n" if i else ""
+        call = f"helper_{i - 1}(x)" if i else "x"
+        files[f"pkg/m{i}.py"] = (f"{previous}\n\ndef helper_{i}(x):\n    return {call}\n\n\n"
+                                 f"class Thing{i}:\n    def run(self, x):\n        return helper_{i}(x)\n")
+    return files
+
+
+def test_a_worker_killed_mid_job_has_its_tasks_redelivered_and_the_graph_is_whole(tmp_path, store, repo_name,
+                                                                                   redis_url):
+    root, sha = make_repo(tmp_path / "repo", many_modules(600))
+    pool = Workers(redis_url, tmp_path / "workers.log")
+    fast = {"SPIDER_VISIBILITY_TIMEOUT": "5"}
+    try:
+        doomed = pool.start(concurrency=1, env=fast)
+        job_id = enqueue(root, f"{repo_name}-killed", redis_url)
+        deadline = time.monotonic() + 120
+        while True:  # SIGKILL the whole worker (main process and pool) once some batches are done, not all
+            (job,) = jobs.list_jobs(store, job_id)
+            if 0 < job["files_done"] < job["files_total"]:
+                break
+            assert job["state"] != "done" and time.monotonic() < deadline, "the job finished before the kill"
+            time.sleep(0.05)
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait(10)
+        done_at_kill = job["files_done"]
+        pool.start(concurrency=2, env=fast)
+
+        job = wait_for_job(job_id, redis_url, timeout=300)
+    finally:
+        pool.stop()
+
+    assert job["state"] == "done" and job["errors"] == [], pool.log.read_text()[-3000:]
+    assert done_at_kill < job["files_done"] == job["files_total"]  # redelivered batches counted once
+    index_repository(store, str(root), repo=f"{repo_name}-clean")
+    killed, clean = read_graph(store, f"{repo_name}-killed", sha), read_graph(store, f"{repo_name}-clean", sha)
+    assert len(killed[0]) > 1800 and sorted(map(repr, killed[0])) == sorted(map(repr, clean[0]))
+    assert sorted(map(repr, killed[1])) == sorted(map(repr, clean[1]))
+
+
+def test_the_same_snapshot_enqueued_twice_at_once_is_one_job(tmp_path, store, repo_name, workers, redis_url):
+    root, sha = make_repo(tmp_path / "repo", FIXTURES["python"].files)
+    env = {**os.environ, "SPIDER_BROKER_URL": redis_url}
+    command = ["spider", "index", str(root), "--repo", repo_name, "--async", "--json"]
+    racing = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(3)]
+    answers = [json.loads(process.communicate(timeout=120)[0]) for process in racing]
+
+    assert len({a["job"] for a in answers}) == 1, answers
+    assert sorted(a["already_queued"] for a in answers) == [False, True, True]
+    workers.start(concurrency=2)
+    job = wait_for_job(answers[0]["job"], redis_url)
+    assert job["state"] == "done" and len(jobs.list_jobs(store, None, 500)) >= 1
+    assert sum(1 for j in jobs.list_jobs(store, None, 500) if j["repo"] == repo_name) == 1
+    assert store.snapshot_state(repo_name, sha)["complete"]
+    forced = json.loads(succeeded(run_spider("index", root, "--repo", repo_name, "--async", "--json", "--force",
+                                             env={"SPIDER_BROKER_URL": redis_url})))
+    assert forced["job"] != job["id"] and not forced["already_queued"]  # a finished job frees its snapshot
+    assert wait_for_job(forced["job"], redis_url)["state"] == "done"
+
+
+def test_a_cancelled_job_frees_its_snapshot(tmp_path, repo_name, redis_url):
+    root, _ = make_repo(tmp_path / "repo", FIXTURES["java"].files)
+    first = enqueue(root, repo_name, redis_url)  # no worker: it stays queued
+    cancelled = json.loads(succeeded(run_spider("jobs", first, "--cancel", "--json")))
+    assert cancelled["state"] == "failed" and "cancelled" in cancelled["errors"][0]
+    assert enqueue(root, repo_name, redis_url) != first
+
+
+@pytest.mark.parametrize("args", [("worker",), ("index", ".", "--async")])
+def test_an_unreachable_broker_is_a_one_line_error_and_records_no_job(args, store):
+    before = len(jobs.list_jobs(store, None, 10_000))
+    result = run_spider(*args, env={"SPIDER_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0"})
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "cannot reach the Celery broker" in lines[0], result.stderr
+    assert len(jobs.list_jobs(store, None, 10_000)) == before

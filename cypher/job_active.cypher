@@ -1,0 +1,3 @@
+// The job currently indexing $repo @ $snapshot, if any.
+MATCH (j:IndexJob {active: $repo + '@' + $snapshot})
+RETURN j.id AS id
