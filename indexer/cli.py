@@ -187,6 +187,35 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))
 
 
+@main.group()
+def org() -> None:
+    """Index every repository of an organisation from a manifest."""
+
+
+@org.command("index")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2).")
+@click.option("--no-embed", is_flag=True, help="Build the graphs only: no vectors.")
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) -> None:
+    """Index the repositories MANIFEST lists (YAML or JSON: `repos:` entries with `url` or `path`, optional
+    `name`, and `branch` or `revs`). With SPIDER_BROKER_URL the workers fetch each URL into their cache and
+    index it (follow with `spider jobs`); without, it all runs here, one repository after another. A repository
+    that fails to fetch or index fails its own job; the others go on."""
+    from indexer import org as org_manifest, tasks
+
+    specs = org_manifest.load_manifest(manifest)
+    outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model)
+    if as_json:
+        click.echo(json.dumps(outcomes, indent=2))
+    else:
+        for o in outcomes:
+            click.echo(f"{o['repo']}: job {o['job']} {o['status']}" + (f": {o['error']}" if o["error"] else ""))
+    if any(o["status"] == "failed" for o in outcomes):
+        sys.exit(1)
+
+
 @main.command("jobs")
 @click.argument("job_id", required=False)
 @click.option("--cancel", is_flag=True, help="Mark JOB_ID failed (cancelled), so its snapshot can be enqueued again.")
@@ -211,9 +240,10 @@ def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
         click.echo("no jobs")
         return
     table = [[r["id"], r["repo"] or "", (r["snapshot"] or "")[:12], r["state"] or "", r["stage"] or "",
-              f"{r['files_done']}/{r['files_total']}", (r["created_at"] or "")[:19], "; ".join(r["errors"] or [])]
+              f"{len(r['children'])} job(s)" if r["children"] else f"{r['files_done']}/{r['files_total']}",
+              (r["created_at"] or "")[:19], "; ".join(r["errors"] or [])]
              for r in rows]
-    click.echo(render_table(["job", "repo", "snapshot", "state", "stage", "files", "created", "errors"], table))
+    click.echo(render_table(["job", "repo", "snapshot", "state", "stage", "files / jobs", "created", "errors"], table))
 
 
 # neo4j ---------------------------------------------------------------------------

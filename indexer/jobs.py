@@ -1,7 +1,8 @@
 """Index jobs: what `spider index --async` enqueued and how far the workers got, kept in Neo4j beside the
 snapshots (every worker and every CLI already reach it), so `spider jobs` sees every job from any machine.
 
-Stages: queued -> parsing (files done / total) -> writing (resolve and write the graph) -> embedding -> done;
+Stages: queued -> parsing (files done / total) -> writing (resolve and write the graph) -> embedding -> done
+(a manifest repository's job: queued -> fetching -> done, listing the index jobs it enqueued as `children`);
 any task that fails for good marks its job failed with the error. One job at a time per snapshot: enqueuing a
 snapshot that a job is indexing returns that job.
 """
@@ -41,6 +42,10 @@ def batch_done(store: GraphStore, job_id: str, batch: int, files: int) -> None:
 
 def set_stage(store: GraphStore, job_id: str, stage: str) -> None:
     store.run_named("job_stage", id=job_id, stage=stage, state="done" if stage == "done" else "running")
+
+
+def finish_with_children(store: GraphStore, job_id: str, children: list[str]) -> None:
+    store.run_named("job_children", id=job_id, children=children)
 
 
 def cancel_job(store: GraphStore, job_id: str) -> None:

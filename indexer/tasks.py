@@ -27,6 +27,7 @@ from indexer.embedding import open_embedder
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.model import GraphNode
+from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.pipeline import IndexReport, batches, default_repo_name, embed_graph, graph_of, parse_batch, write_graph
 from indexer.settings import broker_url, visibility_timeout
@@ -125,6 +126,45 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
     if job_id:
         jobs.set_stage(store, job_id, "done")
     return {"repo": repo, "snapshot": sha, **stats}
+
+
+@app.task(name="spider.index_repo", base=JobTask, autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
+def index_repo_task(spec: dict, embed: bool = True, model: str | None = None, job_id: str | None = None) -> list[str]:
+    """Fetch one manifest repository into the cache and enqueue an index job per revision; their ids."""
+    repo = RepoSpec.from_json(spec)
+    store = worker_store()
+    if job_id:
+        jobs.set_stage(store, job_id, "fetching")
+    git_dir = materialise(repo)
+    children = [index_commit(str(git_dir), repo.name, rev, embed, model)[0] for rev in repo.revs]
+    if job_id:
+        jobs.finish_with_children(store, job_id, children)
+    return children
+
+
+def index_manifest(specs: list[RepoSpec], embed: bool = True, model: str | None = None) -> list[dict]:
+    """One job per manifest repository, enqueued (or, without a broker, run here one after another). Returns
+    per repository its job and status (queued | done | already running | failed, with the error): a repository
+    that cannot be fetched or indexed fails its own job only."""
+    ensure_broker()
+    if embed:
+        open_embedder(model)
+    store = worker_store()
+    outcomes = []
+    for spec in specs:
+        job_id = jobs.new_job_id()
+        running = jobs.create_job(store, job_id, spec.name, ",".join(spec.revs), "", spec.url or spec.path or "", 0)
+        outcome = {"repo": spec.name, "job": running or job_id, "status": "already running", "error": None}
+        if not running:
+            try:
+                index_repo_task.apply_async(args=(spec.to_json(), embed, model), kwargs={"job_id": job_id})
+                outcome["status"] = "done" if app.conf.task_always_eager else "queued"
+            except Exception as exc:  # eager mode: the task ran here and failed; its job says so, and we go on
+                error = str(exc) if isinstance(exc, SpiderError) else f"{type(exc).__name__}: {exc}"
+                jobs.fail_job(store, job_id, f"spider.index_repo: {error}")
+                outcome.update(status="failed", error=error)
+        outcomes.append(outcome)
+    return outcomes
 
 
 def index_commit(path: str, repo: str | None = None, rev: str | None = None, embed: bool = True,

@@ -238,3 +238,27 @@ def test_an_unreachable_broker_is_a_one_line_error_and_records_no_job(args, stor
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "cannot reach the Celery broker" in lines[0], result.stderr
     assert len(jobs.list_jobs(store, None, 10_000)) == before
+
+
+def test_workers_index_a_manifest_and_one_bad_repository_fails_alone(tmp_path, store, repo_name, workers, redis_url):
+    python, python_sha = make_repo(tmp_path / "py", FIXTURES["python"].files)
+    java, java_sha = make_repo(tmp_path / "java", FIXTURES["java"].files)
+    manifest = tmp_path / "org.yaml"
+    manifest.write_text(f"""
+repos:
+  - {{path: {python}, name: {repo_name}-py}}
+  - {{url: "file://{java}", name: {repo_name}-java}}
+  - {{url: "file://{tmp_path}/missing.git", name: {repo_name}-missing}}
+""")
+    env = {"SPIDER_BROKER_URL": redis_url, "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
+    outcomes = json.loads(succeeded(run_spider("org", "index", manifest, "--json", env=env)))
+    assert [o["status"] for o in outcomes] == ["queued"] * 3
+    workers.start(concurrency=2, env={"SPIDER_REPO_CACHE": str(tmp_path / "cache")})
+
+    parents = {o["repo"]: wait_for_job(o["job"], redis_url) for o in outcomes}
+
+    assert parents[f"{repo_name}-missing"]["state"] == "failed"
+    assert "cannot fetch" in parents[f"{repo_name}-missing"]["errors"][0]
+    for repo, sha in ((f"{repo_name}-py", python_sha), (f"{repo_name}-java", java_sha)):
+        (child,) = parents[repo]["children"]
+        assert wait_for_job(child, redis_url)["state"] == "done" and store.snapshot_state(repo, sha)["complete"]
