@@ -9,6 +9,7 @@ acknowledged late and idempotent, so a task whose worker dies is redelivered and
 
 from __future__ import annotations
 
+import atexit
 import os
 from collections import Counter
 from pathlib import Path
@@ -68,8 +69,10 @@ app = make_app()
 
 @cache
 def worker_store() -> GraphStore:
-    """One Neo4j driver per worker process (created after the fork), shared by its tasks."""
-    return GraphStore(neo4j_local.connection_settings())
+    """One Neo4j driver per worker process (created after the fork), shared by its tasks, closed at exit."""
+    store = GraphStore(neo4j_local.connection_settings())
+    atexit.register(store.close)
+    return store
 
 
 class JobTask(Task):
