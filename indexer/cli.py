@@ -369,12 +369,41 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
             raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
         if len(matches) > 1:
             raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
-        state = store.snapshot_state(repo, matches[0])
-        embedding = (state or {}).get("stats", {}) or {}
-        vectors = forget_vectors(repo, matches[0], embedding.get("embedding"))
-        deleted = store.delete_snapshot(repo, matches[0])
-    shutil.rmtree(bm25_dir(repo, matches[0]), ignore_errors=True)
+        deleted, vectors = delete_snapshot(store, repo, matches[0])
     click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+
+
+@snapshots.command("prune")
+@click.option("--keep", type=click.IntRange(1, None), required=True, help="Complete snapshots to keep per repository.")
+@click.option("--repo", help="Only this repository (default: every one).")
+@click.option("--dry-run", is_flag=True, help="Print what would be deleted, delete nothing.")
+@fail_cleanly
+def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
+    """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
+    by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
+    with connect() as store:
+        by_repo: dict[str, list[dict]] = {}
+        for row in store.list_snapshots(repo):  # newest first within a repository
+            if row["complete"]:
+                by_repo.setdefault(row["repo"], []).append(row)
+        doomed = [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
+        for name, sha in doomed:
+            if dry_run:
+                click.echo(f"would delete {name} @ {sha}")
+                continue
+            deleted, vectors = delete_snapshot(store, name, sha)
+            click.echo(f"deleted {name} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+    if not doomed:
+        click.echo(f"nothing to prune: no repository has more than {keep} complete snapshot(s)")
+
+
+def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
+    """A snapshot's vectors (those no other snapshot uses), graph and BM25 index; (nodes, vectors) deleted."""
+    state = store.snapshot_state(repo, snapshot)
+    vectors = forget_vectors(repo, snapshot, ((state or {}).get("stats") or {}).get("embedding"))
+    deleted = store.delete_snapshot(repo, snapshot)
+    shutil.rmtree(bm25_dir(repo, snapshot), ignore_errors=True)
+    return deleted, vectors
 
 
 def forget_vectors(repo: str, snapshot: str, embedding: dict | None) -> int:

@@ -290,6 +290,29 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
         assert vectors.count(repo_name) == 0 and sum(vectors_freed) > 0
 
 
+def test_prune_keeps_the_newest_snapshots_and_the_vectors_they_share(tmp_path, store, repo_name):
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    _, second = make_repo(root, {"a.py": "def one():\n    return 1\n", "b.py": "def two():\n    return 2\n"})
+    _, third = make_repo(root, {"a.py": "def one():\n    return 11\n", "b.py": "def two():\n    return 2\n"})
+    for rev in (first, second, third):
+        index_json(root, repo_name, "--rev", rev)
+
+    dry = succeeded(run_spider("snapshots", "prune", "--keep", "1", "--repo", repo_name, "--dry-run"))
+    assert dry.splitlines() == [f"would delete {repo_name} @ {second}", f"would delete {repo_name} @ {first}"]
+    assert len(json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))) == 3
+    pruned = succeeded(run_spider("snapshots", "prune", "--keep", "1", "--repo", repo_name))
+
+    assert [line.split(" (")[0] for line in pruned.splitlines()] == [
+        f"deleted {repo_name} @ {second}", f"deleted {repo_name} @ {first}"]
+    rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
+    assert [r["snapshot"] for r in rows] == [third]
+    embedder = open_embedder()
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        assert vectors.count(repo_name) == 2  # third's one() and two(); two() was shared with second: kept
+    again = succeeded(run_spider("snapshots", "prune", "--keep", "1", "--repo", repo_name))
+    assert again.startswith("nothing to prune")
+
+
 # 5. re-indexing and help -------------------------------------------------------------------------
 def test_indexing_the_same_commit_twice_says_nothing_changed(tmp_path, store, repo_name):
     root, sha = make_repo(tmp_path / "repo", PYTHON.files)
