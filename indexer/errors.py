@@ -8,3 +8,7 @@ class SpiderError(Exception):
     """
 
     exit_code = 2
+
+
+class StoreBusy(SpiderError):
+    """The local (embedded) vector store is held by another process: waiting and trying again will work."""

@@ -23,7 +23,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from indexer import jobs, neo4j_local
 from indexer.codegraph import CodeGraph
-from indexer.errors import SpiderError
+from indexer.errors import SpiderError, StoreBusy
 from indexer.embedding import open_embedder
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
@@ -110,7 +110,8 @@ def write_snapshot_task(parsed: list[list[dict]], repo: str, sha: str, rev: str,
     return report.stats()
 
 
-@app.task(name="spider.embed_snapshot", base=JobTask, autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
+@app.task(name="spider.embed_snapshot", base=JobTask, autoretry_for=(*_TRANSIENT, StoreBusy), retry_backoff=5,
+          retry_backoff_max=120, max_retries=30)  # on one machine, embed tasks take turns at the local store
 def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, model: str | None = None,
                         job_id: str | None = None) -> dict:
     """Embed the written snapshot's functions (reusing vectors by content hash), then mark it complete."""

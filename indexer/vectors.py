@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer.errors import SpiderError
+from indexer.errors import SpiderError, StoreBusy
 from indexer.settings import spider_home
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
@@ -307,7 +307,7 @@ class EdgeVectorStore(VectorStore):
                     time.sleep(0.1)
                     continue
                 if busy:
-                    raise SpiderError(
+                    raise StoreBusy(
                         f"the local vector store is in use by another spider process ({self.directory}); "
                         "wait for it, or set QDRANT_URL to use a Qdrant server"
                     ) from None

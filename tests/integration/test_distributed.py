@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from indexer import jobs
+from indexer.embedding import open_embedder
+from indexer.vectors import collection_name, open_vector_store
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
@@ -262,3 +264,21 @@ repos:
     for repo, sha in ((f"{repo_name}-py", python_sha), (f"{repo_name}-java", java_sha)):
         (child,) = parents[repo]["children"]
         assert wait_for_job(child, redis_url)["state"] == "done" and store.snapshot_state(repo, sha)["complete"]
+
+
+def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers, redis_url):
+    if os.environ.get("QDRANT_URL"):
+        pytest.skip("a Qdrant server has no single-process lock")
+    root, sha = make_repo(tmp_path / "repo", FIXTURES["python"].files)
+    embedder = open_embedder()
+    workers.start(concurrency=1)
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim):  # held by this process
+        job_id = enqueue(root, repo_name, redis_url)
+        deadline = time.monotonic() + 60
+        while jobs.list_jobs(store, job_id)[0]["stage"] != "embedding":
+            assert time.monotonic() < deadline, jobs.list_jobs(store, job_id)
+            time.sleep(0.2)
+        time.sleep(4)  # longer than the store's own lock wait: the task has had to give up and retry
+        assert jobs.list_jobs(store, job_id)[0]["state"] == "running"
+    job = wait_for_job(job_id, redis_url)
+    assert job["state"] == "done" and store.snapshot_state(repo_name, sha)["complete"], workers.log.read_text()
