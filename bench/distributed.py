@@ -76,24 +76,26 @@ def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]]
                                  "--name", f"bench-{name}@%h"], env={**os.environ, "SPIDER_BROKER_URL": broker},
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
                for queues, name in layouts[processes]]
-    time.sleep(3)  # the worker connects before the clock starts
-    store = tasks.worker_store()
-    started = time.perf_counter()
-    ids = {repo: tasks.index_commit(str(git_dir), f"bench/{tag}-{processes}-{repo}", commit)[0]
-           for repo, (git_dir, commit) in sources.items()}
-    pending = dict(ids)
-    while pending:
-        time.sleep(0.5)
-        for repo, job_id in list(pending.items()):
-            (job,) = jobs.list_jobs(store, job_id)
-            if job["state"] == "failed":
-                raise SystemExit(f"{repo}: job failed: {job['errors']}")
-            if job["state"] == "done":
-                pending.pop(repo)
-    wall = time.perf_counter() - started
-    for worker in workers:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(60)
+    try:
+        time.sleep(3)  # the workers connect before the clock starts
+        store = tasks.worker_store()
+        started = time.perf_counter()
+        ids = {repo: tasks.index_commit(str(git_dir), f"bench/{tag}-{processes}-{repo}", commit)[0]
+               for repo, (git_dir, commit) in sources.items()}
+        pending = dict(ids)
+        while pending:
+            time.sleep(0.5)
+            for repo, job_id in list(pending.items()):
+                (job,) = jobs.list_jobs(store, job_id)
+                if job["state"] == "failed":
+                    raise SystemExit(f"{repo}: job failed: {job['errors']}")
+                if job["state"] == "done":
+                    pending.pop(repo)
+        wall = time.perf_counter() - started
+    finally:
+        for worker in workers:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(60)
     per_repo = {}
     for repo, (_, commit) in sources.items():
         name = f"bench/{tag}-{processes}-{repo}"
