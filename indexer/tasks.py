@@ -12,9 +12,8 @@ from __future__ import annotations
 import atexit
 import os
 from collections import Counter
-from pathlib import Path
-
 from functools import cache
+from pathlib import Path
 
 from celery import Celery, Task, chord
 from celery.result import AsyncResult
@@ -58,7 +57,7 @@ def make_app() -> Celery:
         # never handed to a second worker while it runs.
         broker_transport_options={"visibility_timeout": visibility_timeout()},
         task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
-                     "spider.embed_snapshot": {"queue": "embed"}},
+                     "spider.index_repo": {"queue": "write"}, "spider.embed_snapshot": {"queue": "embed"}},
         task_default_queue="write",
     )
     return app
