@@ -84,7 +84,8 @@ class JobTask(Task):
             jobs.fail_job(worker_store(), job_id, f"{self.name}: {type(exc).__name__}: {exc}")
 
 
-@app.task(name="spider.parse_batch", base=JobTask, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+@app.task(name="spider.parse_batch", base=JobTask, autoretry_for=(OSError, *_TRANSIENT), retry_backoff=True,
+          max_retries=8)
 def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id: str | None = None,
                      batch: int = 0) -> list[dict]:
     commit = Commit(Path(git_dir), sha, rev)

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from indexer import jobs
+from indexer import jobs, neo4j_local
 from indexer.embedding import open_embedder
 from indexer.vectors import collection_name, open_vector_store
 from indexer.pipeline import index_repository
+from indexer.settings import external_neo4j
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 from tests.integration.test_cli import run_spider, succeeded
@@ -282,3 +283,30 @@ def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, 
         assert jobs.list_jobs(store, job_id)[0]["state"] == "running"
     job = wait_for_job(job_id, redis_url)
     assert job["state"] == "done" and store.snapshot_state(repo_name, sha)["complete"], workers.log.read_text()
+
+
+def test_neo4j_crashing_mid_write_is_retried_to_the_same_graph(tmp_path, store, repo_name, redis_url):
+    if external_neo4j() is not None:
+        pytest.skip("restarts the local Neo4j; NEO4J_URI points elsewhere")
+    root, sha = make_repo(tmp_path / "repo", many_modules(2500))
+    pool = Workers(redis_url, tmp_path / "workers.log")
+    try:
+        pool.start(concurrency=1)
+        job_id = enqueue(root, f"{repo_name}-crash", redis_url)
+        deadline = time.monotonic() + 180
+        while jobs.list_jobs(store, job_id)[0]["stage"] != "writing":
+            assert time.monotonic() < deadline and jobs.list_jobs(store, job_id)[0]["state"] != "failed"
+            time.sleep(0.05)
+        time.sleep(0.5)  # into the write
+        os.kill(neo4j_local.status()["pid"], signal.SIGKILL)  # a crash, not a shutdown
+        time.sleep(2)
+        neo4j_local.ensure_running()  # the same port; the worker's driver reconnects on its retry
+        job = wait_for_job(job_id, redis_url, timeout=300)
+    finally:
+        pool.stop()
+
+    assert job["state"] == "done" and job["errors"] == [], pool.log.read_text()[-3000:]
+    index_repository(store, str(root), repo=f"{repo_name}-clean")
+    crashed, clean = read_graph(store, f"{repo_name}-crash", sha), read_graph(store, f"{repo_name}-clean", sha)
+    assert len(crashed[0]) > 7000 and sorted(map(repr, crashed[0])) == sorted(map(repr, clean[0]))  # no duplicates
+    assert sorted(map(repr, crashed[1])) == sorted(map(repr, clean[1]))
