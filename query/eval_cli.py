@@ -4,6 +4,7 @@ must not import it (DESIGN.md layout)."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -48,8 +49,8 @@ def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: 
     instances = load_instances(bench_dir, subset)[:limit]
     started = time.time()
     with GraphStore(neo4j_local.connection_settings()) as store:
-        results = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
-                                 report=lambda line: click.echo(line, err=True))
+        results, failures = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
+                                           report=lambda line: click.echo(line, err=True))
     wanted = {i.id for i in instances}
     rows = [row for row in read_results(results) if row["instance_id"] in wanted]
     names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl")
@@ -59,6 +60,10 @@ def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: 
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out_dir / "summary.md").write_text(render_markdown(summary, names, k_values))
     click.echo(render_markdown(summary, names, k_values))
+    if failures:
+        click.echo(f"{len(failures)} instance(s) failed and are not in the summary (listed in "
+                   f"{out_dir / 'failures.jsonl'}); first: {failures[0]['instance_id']}: {failures[0]['error']}", err=True)
+        sys.exit(1)
 
 
 def merge_cross_validation(rows: list[dict], path: Path) -> list[str]:

@@ -256,23 +256,35 @@ def run_evaluation(
     store: GraphStore, instances: list[Instance], repos_dir: Path, out_dir: Path, methods: list[Method],
     ks: tuple[int, ...] = KS, n: int = 500, c: int = 5, llm_selector: str = "learned",
     report: Callable[[str], None] = print,
-) -> Path:
-    """Evaluate every instance not already in out_dir/instances.jsonl; returns that file. The learned selector's
-    training data goes to out_dir/candidates.jsonl."""
+) -> tuple[Path, list[dict]]:
+    """Evaluate every instance not already in out_dir/instances.jsonl; returns that file and the instances that
+    failed (also in out_dir/failures.jsonl). A missing repository stops the run before it starts; an instance
+    that fails (an unknown base commit, an error while indexing or evaluating it) is recorded and skipped, so
+    one bad instance does not cost hours of others. The learned selector's training data goes to
+    out_dir/candidates.jsonl."""
     out_dir.mkdir(parents=True, exist_ok=True)
     results, training = out_dir / "instances.jsonl", out_dir / "candidates.jsonl"
     done = done_instances(results, methods)
     needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
     llm = open_selector(llm_selector)[0] if needs_llm else None
     todo = [i for i in instances if i.id not in done]
+    for repo in sorted({i.repo for i in todo}):
+        find_repository(repos_dir, repo)
     report(f"{len(instances)} instances, {len(done & {i.id for i in instances})} already done, {len(todo)} to run; "
            f"{len(methods)} methods x K {', '.join(map(str, ks))}")
+    failures = []
     for number, instance in enumerate(todo, start=1):
         clock = time.perf_counter()
-        indexing = ensure_snapshot(store, instance, repos_dir)
-        indexed_at = time.perf_counter()
-        proposals: list[dict] = []
-        row = evaluate_instance(store, instance, methods, ks, n, c, llm, dump=proposals.append)
+        try:
+            indexing = ensure_snapshot(store, instance, repos_dir)
+            indexed_at = time.perf_counter()
+            proposals: list[dict] = []
+            row = evaluate_instance(store, instance, methods, ks, n, c, llm, dump=proposals.append)
+        except Exception as exc:  # noqa: BLE001 - recorded with its type, and the run goes on
+            error = str(exc) if isinstance(exc, SpiderError) else f"{type(exc).__name__}: {exc}"
+            failures.append({"instance_id": instance.id, "repo": instance.repo, "error": error})
+            report(f"[{number}/{len(todo)}] {instance.id}: FAILED: {error}")
+            continue
         row["seconds"] = {"index": round(indexed_at - clock, 2), "methods": round(time.perf_counter() - indexed_at, 2)}
         row["indexing"] = indexing
         with training.open("a") as handle:  # first: an instance in results always has its training rows
@@ -283,7 +295,8 @@ def run_evaluation(
         report(f"[{number}/{len(todo)}] {instance.id}: index {row['seconds']['index']:.1f}s"
                f"{f' ({embedded} embedded)' if indexing['indexed'] else ' (reused)'}, methods {row['seconds']['methods']:.1f}s, "
                f"unmatched targets {len(row['unmatched_targets'])}/{row['m']}")
-    return results
+    (out_dir / "failures.jsonl").write_text("".join(json.dumps(f) + "\n" for f in failures))
+    return results, failures
 
 
 def read_results(path: Path) -> list[dict]:

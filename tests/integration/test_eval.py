@@ -148,3 +148,25 @@ def test_train_selector_errors_are_one_line(benchmark, tmp_path):
     result = spider("train-selector", "--from", str(out), "--version", "x", "--out", str(tmp_path / "m.json"))
     assert result.returncode == 2 and "at least two repositories" in result.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_an_instance_that_fails_is_recorded_and_the_others_are_evaluated(benchmark, tmp_path):
+    bench, repos, repo = benchmark
+    with (bench / "instances.jsonl").open("a") as handle:  # a base commit the repository does not have
+        handle.write(json.dumps({"instance_id": "i-bad", "repo": repo, "language": "python",
+                                 "base_commit": "0" * 40, "problem_statement": "anything"}) + "\n")
+    with (bench / "ground_truth.jsonl").open("a") as handle:
+        handle.write(json.dumps({"instance_id": "i-bad", "functions": [
+            {"file": "shop/payments.py", "name": "charge", "start_line": 6, "end_line": 7}]}) + "\n")
+    out = tmp_path / "out"
+
+    result = spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "5", "-n", "50",
+                    "--method", "der")
+
+    assert result.returncode == 1 and "1 instance(s) failed" in result.stderr and "i-bad" in result.stderr
+    assert "Traceback" not in result.stderr
+    rows = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]
+    assert [r["instance_id"] for r in rows] == ["i-charge", "i-receipt", "i-ghost"]
+    (failure,) = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert failure["instance_id"] == "i-bad" and "unknown revision" in failure["error"]
+    assert json.loads((out / "summary.json").read_text())["instances"] == 3
