@@ -50,25 +50,31 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
-class IssueFeatures:
-    """What every candidate of one issue is compared against, computed once per request."""
+class RequestFeatures:
+    """What every candidate of one request is compared against (the issue, the seed, the other candidates),
+    computed once per request."""
 
-    def __init__(self, issue: str) -> None:
-        self.issue = issue
-        self.names = named_in(issue)
-        self.tokens = set(code_tokens(issue))
+    def __init__(self, request: SelectionRequest) -> None:
+        self.request = request
+        self.names = named_in(request.issue)
+        self.tokens = set(code_tokens(request.issue))
         self.identifiers = {n for n in self.names if "." not in n and len(n) >= MIN_NAME and _CODE_LIKE.search(n)}
+        self.seed_path, self.seed_parts = split_id(request.seed.id)
+        self.seed_words = set(_WORD.findall(request.seed.code))
+        candidates = request.candidates
+        self.by_rank = {c.id: place for place, c in enumerate(sorted(candidates, key=lambda c: c.rank), start=1)}
+        self.by_lexical = {c.id: place for place, c in
+                           enumerate(sorted(candidates, key=lambda c: (-c.lexical, c.rank)), start=1)}
+        self.best_lexical = max(c.lexical for c in candidates)
 
-    def of(self, request: SelectionRequest, candidate: Candidate, proposal_rank: int, lexical_rank: int,
-           best_lexical: float) -> list[float]:
-        """The FEATURES of one candidate, in order; `proposal_rank` and `lexical_rank` are its places among the
-        seed's candidates by first-stage rank and by BM25, `best_lexical` the best BM25 among them."""
+    def of(self, candidate: Candidate) -> list[float]:
+        """The FEATURES of one candidate, in order."""
+        request, seed_parts = self.request, self.seed_parts
         path, parts = split_id(candidate.id)
-        seed_path, seed_parts = split_id(request.seed.id)
         short, qualified = parts[-1], ".".join(parts[-2:]) if len(parts) > 1 else ""
         name_tokens = set(code_tokens(short))
         code = set(code_tokens(candidate.code)) | name_tokens
-        same_file = path == seed_path
+        same_file = path == self.seed_path
         words = set(_WORD.findall(candidate.code))
         stem = path.rsplit("/", 1)[-1].split(".")[0]
         seed_short = seed_parts[-1]
@@ -87,27 +93,22 @@ class IssueFeatures:
             float(same_file),
             float(same_file and len(parts) > 1 and parts[:-1] == seed_parts[:-1]),
             float(is_test_path(path)),
-            float(is_test_path(seed_path)),
+            float(is_test_path(self.seed_path)),
             math.log1p(candidate.degree),
             math.log1p(candidate.code.count("\n") + 1 if candidate.code else 0),
             math.log(len(request.candidates)),
-            math.log(proposal_rank),
-            float(path in self.issue or (len(stem) >= MIN_NAME and stem in self.names)),
+            math.log(self.by_rank[candidate.id]),
+            float(path in request.issue or (len(stem) >= MIN_NAME and stem in self.names)),
             math.log1p(len(self.identifiers & words)),
-            float(len(short) >= MIN_NAME and short in set(_WORD.findall(request.seed.code))),
+            float(len(short) >= MIN_NAME and short in self.seed_words),
             float(len(seed_short) >= MIN_NAME and seed_short in words),
-            math.log(lexical_rank),
-            candidate.lexical / best_lexical if best_lexical > 0 else 0.0,
+            math.log(self.by_lexical[candidate.id]),
+            candidate.lexical / self.best_lexical if self.best_lexical > 0 else 0.0,
             math.log(candidate.lexical_rank) if candidate.lexical_rank else 0.0,
         ]
 
 
 def request_features(request: SelectionRequest) -> list[list[float]]:
     """The feature rows of a request's candidates, in candidate order."""
-    issue = IssueFeatures(request.issue)
-    by_rank = {c.id: place for place, c in enumerate(sorted(request.candidates, key=lambda c: c.rank), start=1)}
-    by_lexical = {c.id: place for place, c in
-                  enumerate(sorted(request.candidates, key=lambda c: (-c.lexical, c.rank)), start=1)}
-    best = max(c.lexical for c in request.candidates)
-    return [issue.of(request, candidate, by_rank[candidate.id], by_lexical[candidate.id], best)
-            for candidate in request.candidates]
+    features = RequestFeatures(request)
+    return [features.of(candidate) for candidate in request.candidates]
