@@ -11,7 +11,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import cypher
 from indexer.errors import SpiderError
@@ -123,15 +123,7 @@ def done_instances(results: Path, methods: list[Method]) -> set[str]:
     """Instances already written with every requested method: a rerun skips them."""
     if not results.exists():
         return set()
-    done = set()
-    for line in results.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut by an interruption
-        if all(m.name in row.get("methods", {}) for m in methods):
-            done.add(row["instance_id"])
-    return done
+    return {row["instance_id"] for row in read_jsonl(results) if all(m.name in row.get("methods", {}) for m in methods)}
 
 
 def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
@@ -299,13 +291,15 @@ def run_evaluation(
     return results, failures
 
 
-def read_results(path: Path) -> list[dict]:
-    """The rows of a results file; an instance evaluated again (more methods) keeps its latest row."""
-    latest: dict[str, dict] = {}
+def read_jsonl(path: Path) -> Iterator[dict]:
+    """The rows of a file `spider eval` appends to, in order; a line cut by an interruption is skipped."""
     for line in path.read_text().splitlines():
         try:
-            row = json.loads(line)
+            yield json.loads(line)
         except ValueError:
-            continue  # a line cut by an interruption
-        latest[row["instance_id"]] = row
-    return list(latest.values())
+            continue
+
+
+def read_results(path: Path) -> list[dict]:
+    """The rows of a results file; an instance evaluated again (more methods) keeps its latest row."""
+    return list({row["instance_id"]: row for row in read_jsonl(path)}.values())

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.errors import SpiderError
+from query.evaluate import read_jsonl
 from query.exchange import exchange
 from query.features import FEATURES
 from query.learned import SelectorModel, Weights
@@ -46,6 +47,11 @@ class Proposal:
     @cached_property
     def y(self) -> np.ndarray:
         return np.array([c["label"] for c in self.row["candidates"]], dtype=int)
+
+    @cached_property
+    def baseline_solves(self) -> bool:
+        """The first stage alone finds every target within THRESHOLD_K (DER for spider, SR for spisr)."""
+        return recall_at([self.row["hits"][i] for i in self.row["top"]], self.row["m"], THRESHOLD_K) == 1.0
 
     @property
     def method(self) -> str:
@@ -77,16 +83,13 @@ def load_proposals(path: Path) -> list[Proposal]:
     if not path.is_file():
         raise SpiderError(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
     latest: dict[tuple, dict] = {}
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut by an interruption
+    for row in read_jsonl(path):
         if row.get("features") != list(FEATURES):
             raise SpiderError(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
                               "rerun `spider eval` into a fresh directory")
         latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
-    return [Proposal(row) for row in latest.values() if row["c"] == max(r["c"] for r in latest.values())]
+    seeds = max((row["c"] for row in latest.values()), default=0)
+    return [Proposal(row) for row in latest.values() if row["c"] == seeds]
 
 
 def fit(proposals: list[Proposal]) -> Weights:
@@ -124,7 +127,7 @@ def threshold_outcome(proposals: list[Proposal], probabilities: list[np.ndarray]
         m = proposal.row["m"]
         recall = recall_at(proposal.replay(probability >= threshold, THRESHOLD_K)["hits"], m, THRESHOLD_K)
         recalls.append(recall)
-        if recall_at([proposal.row["hits"][i] for i in proposal.row["top"]], m, THRESHOLD_K) == 1.0:
+        if proposal.baseline_solves:
             kept.append(recall == 1.0)
     return sum(recalls) / len(recalls), (sum(kept) / len(kept) if kept else 1.0)
 
