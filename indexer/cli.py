@@ -147,6 +147,8 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, mo
     if not broker_url():
         raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
+    if not no_embed:
+        embedding.open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     commit = open_commit(str(path), rev)
     with connect() as store:
         name = repo or default_repo_name(commit)

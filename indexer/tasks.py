@@ -175,12 +175,11 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
                  model: str | None = None) -> tuple[str, AsyncResult | None]:
     """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches whose body
     writes the graph, then embeds. Returns the job id and the Celery result of the last task; when a job is
-    already indexing this snapshot, that job's id and None (nothing is enqueued)."""
-    ensure_broker()
+    already indexing this snapshot, that job's id and None (nothing is enqueued). The entry points
+    (`spider index --async`, `index_manifest`) check the broker and the embedding model once, before calling
+    this; a worker calls it once per revision of a manifest repository."""
     commit = open_commit(path, rev)
     repo = repo or default_repo_name(commit)
-    if embed:
-        open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     selection = select_files(commit)
     job_id = jobs.new_job_id()
     running = jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir),
