@@ -17,6 +17,7 @@ import cypher
 from indexer import embedding, jobs, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
+from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.pipeline import IndexReport, default_repo_name, index_repository
 from indexer.settings import BROKER_ENV, QUEUES, bm25_dir, broker_url, spider_home
 from indexer.vectors import collection_name, open_vector_store
@@ -90,6 +91,10 @@ def print_summary(report: IndexReport) -> None:
     if skipped:
         line += f" ({_counts(report.skipped)})"
     click.echo(line + f"; {report.other_files:,} files in languages not parsed")
+    if report.incremental:
+        i = report.incremental
+        click.echo(f"  incremental from {i['base'][:12]}: {i['files_changed']:,} files changed, "
+                   f"{i['files_reparsed']:,} parsed, {i.get('nodes_copied', 0):,} unchanged nodes copied")
     if report.warnings:
         click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
     click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")
@@ -112,6 +117,9 @@ def print_summary(report: IndexReport) -> None:
 @click.option("--repo", help="Repository name in the graph (default: owner/name of the origin remote, else the directory name).")
 @click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
 @click.option("--force", is_flag=True, help="Re-index even if this commit is already indexed.")
+@click.option("--full", is_flag=True,
+              help="Parse every file and write every node, instead of starting from the closest indexed snapshot "
+                   "of the repository (the result is the same; --full is the way to check that).")
 @click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2; see `spider models list`).")
 @click.option("--no-embed", is_flag=True, help="Build the graph only: no vectors (dense retrieval will not work on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -119,20 +127,25 @@ def print_summary(report: IndexReport) -> None:
               help="Enqueue the run for `spider worker`s (needs SPIDER_BROKER_URL) and print its job id; "
                    "follow it with `spider jobs ID`. PATH must be readable by the workers.")
 @fail_cleanly
-def index(path: Path, repo: str | None, rev: str | None, force: bool, model: str | None, no_embed: bool,
-          as_json: bool, enqueue: bool) -> None:
+def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
+          no_embed: bool, as_json: bool, enqueue: bool) -> None:
     """Index the commit REV of the git repository at PATH into Neo4j.
 
     Files are read from the commit itself (uncommitted edits are not indexed); symlinks, vendored
     directories, minified bundles, binary and oversized files are skipped and counted. Indexing an
     already indexed commit changes nothing. Queries only see a snapshot once it is complete.
+
+    When another commit of the repository is indexed, only the files that differ from it are parsed, the
+    others' nodes are copied from it and only changed functions are embedded; the snapshot is the same as a
+    full rebuild's.
     """
     if enqueue:
-        enqueue_index(path, repo, rev, force, model, no_embed, as_json)
+        enqueue_index(path, repo, rev, force, full, model, no_embed, as_json)
         return
     with connect() as store:
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
-                                  model=model, progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
+                                  model=model, full=full,
+                                  progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
     if as_json:
         click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
                                "already_indexed": report.already_indexed, **report.stats()}, indent=2))
@@ -140,8 +153,8 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, model: str
         print_summary(report)
 
 
-def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, model: str | None, no_embed: bool,
-                  as_json: bool) -> None:
+def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
+                  no_embed: bool, as_json: bool) -> None:
     from indexer import tasks  # Celery is only imported by the commands that use it
 
     if not broker_url():
@@ -157,7 +170,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, mo
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
         click.echo(json.dumps(message) if as_json else f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)")
         return
-    job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model)
+    job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model, full=full)
     queued = result is not None
     click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha, "already_queued": not queued})
                if as_json else
@@ -373,6 +386,31 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
             raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
         deleted, vectors = delete_snapshot(store, repo, matches[0])
     click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+
+
+@snapshots.command("diff")
+@click.argument("repo")
+@click.argument("old")
+@click.argument("new")
+@click.option("--show", type=click.IntRange(0, None), default=10, show_default=True,
+              help="Examples listed per kind of change.")
+@click.option("--json", "as_json", is_flag=True, help="Every difference, as JSON.")
+@fail_cleanly
+def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> None:
+    """What changed in REPO's graph from snapshot OLD to NEW (revisions or sha prefixes of complete snapshots):
+    nodes and relationships added, removed, or with other properties (code, lines, resolution)."""
+    with connect() as store:
+        old_sha, new_sha = store.resolve_snapshot(repo, old), store.resolve_snapshot(repo, new)
+        changes = diff_contents(read_contents(store, repo, old_sha), read_contents(store, repo, new_sha))
+    if as_json:
+        click.echo(json.dumps({"repo": repo, "old": old_sha, "new": new_sha, **vars(changes)}, indent=2))
+        return
+    click.echo(f"{repo}: {old_sha[:12]} -> {new_sha[:12]}" + (" (identical graphs)" if changes.is_empty() else ""))
+    for kind, keys in vars(changes).items():
+        if keys:
+            click.echo(f"  {kind.replace('_', ' ')}: {len(keys):,}")
+            for key in keys[:show]:
+                click.echo(f"    {' '.join(key)}")
 
 
 @snapshots.command("prune")

@@ -14,8 +14,10 @@ ROOT_DIRECTORY = "."  # id of the repository's root Directory node
 
 @dataclass
 class CodeGraph:
-    nodes: list[GraphNode] = field(default_factory=list)
-    edges: list[GraphEdge] = field(default_factory=list)
+    nodes: list[GraphNode] = field(default_factory=list)  # the nodes to write
+    edges: list[GraphEdge] = field(default_factory=list)  # every edge of the snapshot
+    labels: dict[str, Label] = field(default_factory=dict)  # every node id of the snapshot -> its label
+    copied: set[str] = field(default_factory=set)  # files whose nodes are copied from the base snapshot
 
 
 def keeps_file(facts: FileFacts) -> bool:
@@ -23,9 +25,13 @@ def keeps_file(facts: FileFacts) -> bool:
     return bool(facts.entities or facts.imports or any(e.module for e in facts.exports))
 
 
-def build_graph(files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str]) -> CodeGraph:
+def build_graph(
+    files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str], copied: frozenset[str] = frozenset()
+) -> CodeGraph:
+    """The whole snapshot's edges; its nodes, except those of the files in `copied` (incremental indexing: they
+    are unchanged since the base snapshot, whose nodes of them are copied; their facts carry no code)."""
     kept = {path: facts for path, facts in files.items() if keeps_file(facts)}
-    graph = CodeGraph()
+    graph = CodeGraph(copied={path for path in copied if path in kept})
     directories: set[str] = set()
     for path in kept:
         directory = posixpath.dirname(path)
@@ -34,26 +40,33 @@ def build_graph(files: dict[str, FileFacts], repo_name: str, file_code: dict[str
             directory = posixpath.dirname(directory)
     if kept:
         graph.nodes.append(GraphNode(Label.DIRECTORY, ROOT_DIRECTORY, repo_name, ""))
+        graph.labels[ROOT_DIRECTORY] = Label.DIRECTORY
     for directory in sorted(directories):
         graph.nodes.append(GraphNode(Label.DIRECTORY, directory, posixpath.basename(directory), directory))
+        graph.labels[directory] = Label.DIRECTORY
         graph.edges.append(GraphEdge(Rel.CONTAINS, posixpath.dirname(directory) or ROOT_DIRECTORY, directory))
     for path, facts in sorted(kept.items()):
-        code = file_code[path]
-        graph.nodes.append(
-            GraphNode(
-                Label.FILE, path, posixpath.basename(path), path, facts.language, "file",
-                1, max(1, code.count("\n") + (0 if code.endswith("\n") else 1)), code, content_hash(path, code),
+        build_nodes = path not in graph.copied
+        if build_nodes:
+            code = file_code[path]
+            graph.nodes.append(
+                GraphNode(
+                    Label.FILE, path, posixpath.basename(path), path, facts.language, "file",
+                    1, max(1, code.count("\n") + (0 if code.endswith("\n") else 1)), code, content_hash(path, code),
+                )
             )
-        )
+        graph.labels[path] = Label.FILE
         graph.edges.append(GraphEdge(Rel.CONTAINS, posixpath.dirname(path) or ROOT_DIRECTORY, path))
         for entity in facts.entities:
             eid = entity_id(path, entity.qualname)
-            graph.nodes.append(
-                GraphNode(
-                    entity.label, eid, entity.name, path, facts.language, entity.kind,
-                    entity.start_line, entity.end_line, entity.code, content_hash(eid, entity.code),
+            if build_nodes:
+                graph.nodes.append(
+                    GraphNode(
+                        entity.label, eid, entity.name, path, facts.language, entity.kind,
+                        entity.start_line, entity.end_line, entity.code, content_hash(eid, entity.code),
+                    )
                 )
-            )
+            graph.labels[eid] = entity.label
             parent = entity_id(path, entity.parent) if entity.parent else path
             graph.edges.append(GraphEdge(Rel.CONTAINS, parent, eid))
     graph.edges.extend(resolve_edges(kept))

@@ -194,6 +194,29 @@ class GraphStore:
         ]
         self._write_batches(jobs, repo, snapshot, progress)
 
+    def copy_file_nodes(self, repo: str, base: str, snapshot: str, paths: list[str]) -> int:
+        """Copy the File, Class and Function nodes of `paths` from snapshot `base` (incremental indexing); returns
+        how many were created."""
+        created = 0
+        for label in (Label.FILE, Label.CLASS, Label.FUNCTION):
+            with self.driver.session(database=self.settings.database) as session:  # CALL … IN TRANSACTIONS
+                summary = session.run(_templated("snapshot_copy_file_nodes", LABEL=label.value),
+                                      repo=repo, base=base, snapshot=snapshot, paths=paths).consume()
+                created += summary.counters.nodes_created
+        return created
+
+    def function_hashes(self, repo: str, snapshot: str, paths: list[str]) -> list[GraphNode]:
+        """The functions of `paths` as stored, without their code."""
+        return [
+            GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
+                      r["end_line"], None, r["content_hash"])
+            for r in self.run_named("snapshot_function_hashes", repo=repo, snapshot=snapshot, paths=paths)
+        ]
+
+    def function_code(self, repo: str, snapshot: str, ids: list[str]) -> dict[str, str]:
+        rows = self.run_named("functions_by_id", repo=repo, snapshot=snapshot, ids=ids, with_code=True)
+        return {r["id"]: r["code"] for r in rows}
+
     # reads --------------------------------------------------------------------------
     def read(self, query: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         """Run any Cypher in a READ transaction: a write attempt fails instead of changing the graph."""

@@ -2,6 +2,11 @@
 
 The stages are plain functions so that the Celery tasks (`indexer.tasks`) and the local, in-process run
 share them; only who calls `parse_batch` differs (a process pool here, workers there).
+
+Incremental indexing: when a snapshot of the repository is already indexed (`indexer.base_snapshot`), files
+unchanged since it are not parsed (their facts come from `indexer.parse_cache`) and their nodes are copied from
+it inside Neo4j; the whole snapshot is still resolved, and every edge written, so the result is the full
+rebuild's. Functions whose code did not change keep their vectors (`indexer.vectorize`).
 """
 
 from __future__ import annotations
@@ -17,11 +22,14 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Callable, Iterator, Protocol
 
+from indexer.base_snapshot import BaseSnapshot, choose_base
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
 from indexer.embedding import Embedder, open_embedder
+from indexer.errors import SpiderError
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.parse import ParseOutcome, parse_file
+from indexer.parse_cache import GRAPH_FORMAT, ParseCache, open_parse_cache
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
@@ -53,6 +61,7 @@ class IndexReport:
     resolutions: Counter = field(default_factory=Counter)
     embedding: dict | None = None  # EmbedStats.to_json(); None when indexed with --no-embed
     seconds: dict = field(default_factory=dict)
+    incremental: dict | None = None  # {base, files_changed, files_reparsed, nodes_copied}; None: a full build
 
     def stats(self) -> dict:
         """What is stored on the Snapshot node (JSON)."""
@@ -61,6 +70,7 @@ class IndexReport:
             "skipped": dict(self.skipped), "warnings": dict(self.warnings),
             "nodes": dict(self.nodes), "relationships": dict(self.relationships),
             "resolutions": dict(self.resolutions), "embedding": self.embedding, "seconds": self.seconds,
+            "incremental": self.incremental, "graph_format": GRAPH_FORMAT,
         }
 
 
@@ -105,8 +115,32 @@ def parse_all(commit: Commit, files: list[SourceFile], progress: Progress = no_p
     return outcomes
 
 
-def graph_of(report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome]) -> CodeGraph:
-    """Build the snapshot's graph from parse outcomes and fill the report's file counts."""
+def collect_outcomes(
+    commit: Commit,
+    files: list[SourceFile],
+    base: BaseSnapshot | None,
+    cache: ParseCache,
+    parsed: dict[str, ParseOutcome] | None = None,
+    progress: Progress = no_progress,
+) -> tuple[list[ParseOutcome], frozenset[str]]:
+    """Every file's parse outcome, in `files` order: those in `parsed` (parsed elsewhere, e.g. by Celery tasks),
+    the cached ones of files unchanged since `base`, and a parse of the rest, which is cached for next time.
+    Also returns the files served from the cache: their nodes must be copied from the base."""
+    parsed = dict(parsed or {})
+    reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
+    cached = cache.get_many((f.path, f.blob) for f in reusable)
+    todo = [f for f in files if f.path not in parsed and f.path not in cached]
+    fresh = parse_all(commit, todo, progress)
+    cache.put_many(zip((f.blob for f in todo), fresh))
+    by_path = {**cached, **parsed, **{o.path: o for o in fresh}}
+    return [by_path[f.path] for f in files], frozenset(cached)
+
+
+def graph_of(
+    report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome], copied: frozenset[str] = frozenset()
+) -> CodeGraph:
+    """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`) and fill the report's
+    file and node counts."""
     report.other_files = selection.other
     report.skipped.update(selection.skipped)
     facts, code = {}, {}
@@ -121,29 +155,51 @@ def graph_of(report: IndexReport, selection: FileSelection, outcomes: list[Parse
         code[outcome.path] = outcome.code
         report.warnings.update(outcome.warnings)
     report.files_parsed = len(facts)
-    graph = build_graph(facts, report.repo, code)
-    report.nodes = Counter(node.label.value for node in graph.nodes)
+    graph = build_graph(facts, report.repo, code, copied)
+    report.nodes = Counter(label.value for label in graph.labels.values())
     report.relationships = Counter(edge.type.value for edge in graph.edges)
     report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
     return graph
 
 
-def write_graph(store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress) -> None:
-    """Replace whatever (repo, snapshot) holds with `graph`; the snapshot stays incomplete (invisible)."""
+def write_graph(
+    store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress, base: str | None = None
+) -> None:
+    """Replace whatever (repo, snapshot) holds with `graph`, copying the nodes of `graph.copied` from snapshot
+    `base`; the snapshot stays incomplete (invisible)."""
     store.ensure_schema()
     if store.snapshot_state(report.repo, report.snapshot) is not None:
         store.delete_snapshot(report.repo, report.snapshot)  # a crashed or forced earlier run
     store.begin_snapshot(report.repo, report.snapshot, report.rev)
+    if graph.copied:
+        if base is None:
+            raise ValueError("a graph with copied files needs the base snapshot to copy them from")
+        expected = len(graph.labels) - len(graph.nodes)
+        copied = store.copy_file_nodes(report.repo, base, report.snapshot, sorted(graph.copied))
+        if copied != expected:  # the base was deleted or pruned meanwhile
+            raise SpiderError(f"copying {expected} unchanged nodes from snapshot {base[:12]} created {copied}: "
+                              "was it deleted meanwhile? Run again (or with --full)")
+        if report.incremental is not None:
+            report.incremental["nodes_copied"] = copied
     store.write_nodes(report.repo, report.snapshot, graph.nodes, progress("writing nodes", len(graph.nodes)))
-    label_of: dict[str, Label] = {node.id: node.label for node in graph.nodes}
     store.write_edges(
-        report.repo, report.snapshot, graph.edges, label_of, progress("writing relationships", len(graph.edges))
+        report.repo, report.snapshot, graph.edges, graph.labels, progress("writing relationships", len(graph.edges))
     )
 
 
-def embed_graph(report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress) -> None:
+def embed_graph(
+    store: GraphStore, report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress
+) -> None:
+    """Embed the snapshot's functions; those of copied files are read back (code only if they need a vector)."""
+    functions = [n for n in graph.nodes if n.label == Label.FUNCTION]
+    if graph.copied:
+        functions += store.function_hashes(report.repo, report.snapshot, sorted(graph.copied))
+
+    def code_of(ids: list[str]) -> dict[str, str]:
+        return store.function_code(report.repo, report.snapshot, ids)
+
     with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
-        stats = embed_snapshot(report.repo, report.snapshot, graph.nodes, embedder, vectors, progress)
+        stats = embed_snapshot(report.repo, report.snapshot, functions, embedder, vectors, progress, code_of)
     report.embedding = stats.to_json()
 
 
@@ -156,8 +212,10 @@ def index_repository(
     progress: Progress = no_progress,
     embed: bool = True,
     model: str | None = None,
+    full: bool = False,
 ) -> IndexReport:
-    """Index one commit: graph, then (unless embed=False) vectors; complete only when both are written."""
+    """Index one commit: graph, then (unless embed=False) vectors; complete only when both are written.
+    Incremental against the closest indexed snapshot of the repository unless `full`."""
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
@@ -174,17 +232,25 @@ def index_repository(
     embedder = open_embedder(model) if embed else None  # a missing model fails before any work is done
     t = time.perf_counter()
     selection = select_files(commit)
-    outcomes = parse_all(commit, selection.files, progress)
+    base = None if full else choose_base(store, commit, report.repo, selection.files)
+    cache = open_parse_cache()
+    try:
+        outcomes, cached = collect_outcomes(commit, selection.files, base, cache, progress=progress)
+    finally:
+        cache.close()
+    if base is not None:
+        report.incremental = {"base": base.snapshot, "files_changed": base.changed_count(selection.files),
+                              "files_reparsed": len(selection.files) - len(cached)}
     report.seconds["parse"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
-    graph = graph_of(report, selection, outcomes)
+    graph = graph_of(report, selection, outcomes, cached)
     report.seconds["resolve"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
-    write_graph(store, report, graph, progress)
+    write_graph(store, report, graph, progress, base.snapshot if base else None)
     report.seconds["write"] = round(time.perf_counter() - t, 3)
     if embedder is not None:
         t = time.perf_counter()
-        embed_graph(report, graph, embedder, progress)
+        embed_graph(store, report, graph, embedder, progress)
         report.seconds["embed"] = round(time.perf_counter() - t, 3)
     report.seconds["total"] = round(time.perf_counter() - started, 3)
     store.complete_snapshot(report.repo, report.snapshot, report.stats())

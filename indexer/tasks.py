@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import os
-from collections import Counter
 from functools import cache
 from pathlib import Path
 
@@ -29,9 +28,13 @@ from indexer.graph_store import GraphStore
 from indexer.model import GraphNode
 from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
-from indexer.pipeline import IndexReport, batches, default_repo_name, embed_graph, graph_of, parse_batch, write_graph
+from indexer.base_snapshot import base_at, choose_base
+from indexer.parse_cache import open_parse_cache
+from indexer.pipeline import (
+    IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, parse_batch, write_graph,
+)
 from indexer.settings import broker_url, visibility_timeout
-from indexer.walk import Commit, FileSelection, SourceFile, open_commit, select_files
+from indexer.walk import Commit, SourceFile, open_commit, select_files
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
 
@@ -89,24 +92,43 @@ class JobTask(Task):
 def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id: str | None = None,
                      batch: int = 0) -> list[dict]:
     commit = Commit(Path(git_dir), sha, rev)
-    parsed = [outcome_to_dict(o) for o in parse_batch(commit, [SourceFile(*f) for f in files])]
+    sources = [SourceFile(*f) for f in files]
+    outcomes = parse_batch(commit, sources)
+    cache = open_parse_cache()
+    try:
+        cache.put_many(zip((f.blob for f in sources), outcomes))
+    finally:
+        cache.close()
+    parsed = [outcome_to_dict(o) for o in outcomes]
     if job_id:
         jobs.batch_done(worker_store(), job_id, batch, len(files))
     return parsed
 
 
 @app.task(name="spider.write_snapshot", base=JobTask, autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=8)
-def write_snapshot_task(parsed: list[list[dict]], repo: str, sha: str, rev: str, selection: dict,
-                        job_id: str | None = None) -> dict:
+def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: str, rev: str,
+                        base: str | None = None, job_id: str | None = None) -> dict:
     """Resolve the whole snapshot and write its graph, still incomplete (invisible to queries); idempotent:
-    a redelivery rewrites the same graph."""
+    a redelivery rewrites the same graph. With a `base` snapshot, only changed files were parsed by the parse
+    tasks: the others come from this worker's parse cache (or are parsed here) and their nodes are copied."""
     store = worker_store()
     if job_id:
         jobs.set_stage(store, job_id, "writing")
+    commit = Commit(Path(git_dir), sha, rev)
+    selection = select_files(commit)
     report = IndexReport(repo=repo, snapshot=sha, rev=rev)
-    chosen = FileSelection(skipped=Counter(selection["skipped"]), other=selection["other"])
-    graph = graph_of(report, chosen, [outcome_from_dict(d) for batch in parsed for d in batch])
-    write_graph(store, report, graph)
+    since = base_at(commit, base) if base else None
+    cache = open_parse_cache()
+    try:
+        outcomes, cached = collect_outcomes(commit, selection.files, since, cache,
+                                            {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch})
+    finally:
+        cache.close()
+    if since is not None:
+        report.incremental = {"base": base, "files_changed": since.changed_count(selection.files),
+                              "files_reparsed": len(selection.files) - len(cached)}
+    graph = graph_of(report, selection, outcomes, cached)
+    write_graph(store, report, graph, base=base)
     return report.stats()
 
 
@@ -124,7 +146,7 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
                            r["end_line"], r["code"], r["content_hash"])
                  for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha)]
         report = IndexReport(repo=repo, snapshot=sha, rev="")
-        embed_graph(report, CodeGraph(nodes=nodes), embedder)
+        embed_graph(store, report, CodeGraph(nodes=nodes), embedder)
         stats = {**stats, "embedding": report.embedding}
     store.complete_snapshot(repo, sha, stats)
     if job_id:
@@ -172,27 +194,30 @@ def index_manifest(specs: list[RepoSpec], embed: bool = True, model: str | None 
 
 
 def index_commit(path: str, repo: str | None = None, rev: str | None = None, embed: bool = True,
-                 model: str | None = None) -> tuple[str, AsyncResult | None]:
-    """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches whose body
-    writes the graph, then embeds. Returns the job id and the Celery result of the last task; when a job is
+                 model: str | None = None, full: bool = False) -> tuple[str, AsyncResult | None]:
+    """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches (of the files
+    changed since the closest indexed snapshot, unless `full`) whose body writes the graph, then embeds. Returns the job id and the Celery result of the last task; when a job is
     already indexing this snapshot, that job's id and None (nothing is enqueued). The entry points
     (`spider index --async`, `index_manifest`) check the broker and the embedding model once, before calling
     this; a worker calls it once per revision of a manifest repository."""
     commit = open_commit(path, rev)
     repo = repo or default_repo_name(commit)
     selection = select_files(commit)
+    base = None if full else choose_base(worker_store(), commit, repo, selection.files)
+    unchanged = {f.path for f in base.unchanged(selection.files)} if base else set()
+    to_parse = [f for f in selection.files if f.path not in unchanged]
     job_id = jobs.new_job_id()
     running = jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir),
-                              len(selection.files))
+                              len(to_parse))
     if running:
         return running, None
     header = [
         parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev, [[f.path, f.blob, f.size] for f in batch],
                            job_id=job_id, batch=index)
-        for index, batch in enumerate(batches(selection.files))
+        for index, batch in enumerate(batches(to_parse))
     ]
-    summary = {"skipped": dict(selection.skipped), "other": selection.other}
-    body = write_snapshot_task.s(repo, commit.sha, commit.rev, summary, job_id=job_id) | embed_snapshot_task.s(
+    body = write_snapshot_task.s(str(commit.git_dir), repo, commit.sha, commit.rev,
+                                 base.snapshot if base else None, job_id=job_id) | embed_snapshot_task.s(
         repo, commit.sha, embed, model, job_id=job_id)
     try:
         return job_id, (chord(header)(body) if header else body.apply_async(args=([],)))

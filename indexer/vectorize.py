@@ -7,6 +7,7 @@ run loses at most one chunk, and the next run skips what is stored.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -40,14 +41,21 @@ def embed_snapshot(
     embedder: Embedder,
     vectors: VectorStore,
     progress: Callable[[str, int], Callable[[int], None]],
+    code_of: Callable[[list[str]], dict[str, str]] | None = None,
 ) -> EmbedStats:
+    """`nodes` without code (copied from a base snapshot) get it from `code_of(ids)` if they must be embedded."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
     stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions))
     missing = vectors.missing(repo, list(functions))
     stats.reused = vectors.add_snapshot(repo, snapshot, [h for h in functions if h not in missing])
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
-    todo = sorted((functions[h] for h in missing), key=lambda n: (-len(n.code or ""), n.id))
+    todo = [functions[h] for h in missing]
+    codeless = [n.id for n in todo if n.code is None]
+    if codeless and code_of is not None:
+        code = code_of(codeless)
+        todo = [n if n.code is not None else dataclasses.replace(n, code=code[n.id]) for n in todo]
+    todo.sort(key=lambda n: (-len(n.code or ""), n.id))
     advance = progress("embedding functions", len(todo))
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]

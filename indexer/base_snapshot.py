@@ -1,0 +1,54 @@
+"""Incremental indexing starts from a base: an indexed snapshot of the same repository whose unchanged files'
+nodes can be copied instead of rebuilt. Which files changed is decided by content, not by history: a file is
+unchanged when the base commit has the same path with the same git blob (what `git diff A B` compares).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexer.errors import SpiderError
+from indexer.graph_store import GraphStore
+from indexer.parse_cache import GRAPH_FORMAT
+from indexer.walk import Commit, SourceFile, select_files
+
+CANDIDATES = 4  # newest eligible snapshots compared; the one with the fewest changed files wins
+
+
+@dataclass(frozen=True)
+class BaseSnapshot:
+    snapshot: str
+    blobs: dict[str, str]  # path -> blob of the files the base commit has for spider
+
+    def unchanged(self, files: list[SourceFile]) -> list[SourceFile]:
+        return [f for f in files if self.blobs.get(f.path) == f.blob]
+
+    def changed_count(self, files: list[SourceFile]) -> int:
+        """Files added, modified or removed between the base and `files`."""
+        present = {f.path for f in files}
+        return len(files) - len(self.unchanged(files)) + len(self.blobs.keys() - present)
+
+
+def base_at(commit: Commit, sha: str) -> BaseSnapshot:
+    """The snapshot `sha` as a base for indexing `commit` (its commit must be in the same git directory)."""
+    return BaseSnapshot(sha, {f.path: f.blob for f in select_files(Commit(commit.git_dir, sha, sha)).files})
+
+
+def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:
+    """The complete snapshot of `repo` to index `commit` against: written by a spider with this GRAPH_FORMAT (so
+    equal files give equal nodes), its commit present in `commit`'s git directory, and with the fewest changed
+    files among the newest few. None when there is none (the commit is indexed in full)."""
+    best: tuple[int, BaseSnapshot] | None = None
+    eligible = [
+        row["snapshot"] for row in store.list_snapshots(repo)
+        if row["complete"] and row["snapshot"] != commit.sha and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
+    ]
+    for sha in eligible[:CANDIDATES]:
+        try:
+            base = base_at(commit, sha)
+        except SpiderError:  # that commit is not in this clone
+            continue
+        changed = base.changed_count(files)
+        if best is None or changed < best[0]:
+            best = (changed, base)
+    return best[1] if best else None

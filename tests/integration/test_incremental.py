@@ -1,0 +1,255 @@
+"""Incremental indexing equals a full rebuild: node for node, relationship for relationship, vector for vector.
+
+The property test generates small Python + JavaScript repositories (modules with functions, classes, bases,
+imports and calls by bare name, from a small pool of names so that edits collide and re-resolve other files)
+and random edit sequences (add / remove / rename functions, change calls, imports and bases, move, add and
+delete modules). Each commit is indexed incrementally from the previous one, then rebuilt in full; the two
+snapshots must be identical.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexer.embedding import open_embedder
+from indexer.pipeline import index_repository
+from indexer.snapshot_diff import diff_contents, read_contents
+from indexer.vectors import collection_name, open_vector_store
+from tests.fixtures.gitrepo import make_repo
+from tests.integration.test_cli import one_line_error, run_spider, succeeded
+
+pytestmark = pytest.mark.integration
+
+NAMES = ["alpha", "beta", "gamma", "delta", "omega"]
+CLASS_NAMES = ["Base", "Shop", "Cart"]
+DIRECTORIES = ["pkg", "lib", "pkg/sub"]
+
+
+@dataclass
+class Function:
+    name: str
+    calls: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Class:
+    name: str
+    base: str | None = None
+    methods: list[Function] = field(default_factory=list)
+
+
+@dataclass
+class Module:
+    language: str  # python | javascript
+    imports: list[tuple[str, str]] = field(default_factory=list)  # (module key, name)
+    functions: list[Function] = field(default_factory=list)
+    classes: list[Class] = field(default_factory=list)
+
+
+Repo = dict[str, Module]  # module key ("pkg/util") -> module
+
+
+def path_of(key: str, module: Module) -> str:
+    return key + (".py" if module.language == "python" else ".js")
+
+
+def render_python(key: str, module: Module) -> str:
+    lines = [f"from {target.replace('/', '.')} import {name}" for target, name in module.imports]
+    for fn in module.functions:
+        lines += ["", f"def {fn.name}():"] + [f"    {call}()" for call in fn.calls] + ["    return 1"]
+    for cls in module.classes:
+        lines += ["", f"class {cls.name}({cls.base or 'object'}):"]
+        for m in cls.methods:
+            lines += [f"    def {m.name}(self):"] + [f"        self.{c}()" if i % 2 else f"        {c}()"
+                                                    for i, c in enumerate(m.calls)] + ["        return 2"]
+        if not cls.methods:
+            lines.append("    pass")
+    return "\n".join(lines) + "\n"
+
+
+def render_javascript(key: str, module: Module) -> str:
+    lines = []
+    for target, name in module.imports:
+        relative = posixpath.relpath(target, posixpath.dirname(key))
+        lines.append(f'import {{ {name} }} from "{relative if relative.startswith(".") else "./" + relative}";')
+    for fn in module.functions:
+        lines += ["", f"export function {fn.name}() {{"] + [f"  {call}();" for call in fn.calls] + ["  return 1;", "}"]
+    for cls in module.classes:
+        lines += ["", f"export class {cls.name}{' extends ' + cls.base if cls.base else ''} {{"]
+        for m in cls.methods:
+            lines += [f"  {m.name}() {{"] + [f"    this.{c}();" if i % 2 else f"    {c}();"
+                                             for i, c in enumerate(m.calls)] + ["    return 2;", "  }"]
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def render(repo: Repo) -> dict[str, str]:
+    return {path_of(key, m): (render_python if m.language == "python" else render_javascript)(key, m)
+            for key, m in repo.items()}
+
+
+calls = st.lists(st.sampled_from(NAMES), max_size=3)
+functions = st.builds(Function, st.sampled_from(NAMES), calls)
+classes = st.builds(Class, st.sampled_from(CLASS_NAMES), st.none() | st.sampled_from(CLASS_NAMES),
+                    st.lists(functions, max_size=2))
+module_keys = st.builds(lambda d, n: f"{d}/{n}", st.sampled_from(DIRECTORIES), st.sampled_from(["util", "core", "api"]))
+
+
+@st.composite
+def repos(draw) -> Repo:
+    repo: Repo = {}
+    for key in draw(st.lists(module_keys, min_size=2, max_size=5, unique=True)):
+        repo[key] = Module(draw(st.sampled_from(["python", "javascript"])), [],
+                           draw(st.lists(functions, max_size=3)), draw(st.lists(classes, max_size=2)))
+    for key, module in repo.items():
+        same_language = [k for k, m in repo.items() if k != key and m.language == module.language]
+        if same_language:
+            module.imports = draw(st.lists(st.tuples(st.sampled_from(same_language), st.sampled_from(NAMES + CLASS_NAMES)),
+                                           max_size=2, unique=True))
+    return repo
+
+
+def edit(draw, repo: Repo) -> str:
+    """Apply one random edit to `repo` in place; returns what it did."""
+    key = draw(st.sampled_from(sorted(repo)))
+    module = repo[key]
+    kind = draw(st.sampled_from(["add", "remove", "rename", "calls", "import", "base", "move", "new", "delete"]))
+    if kind == "add":
+        module.functions.append(draw(functions))
+    elif kind == "remove" and module.functions:
+        module.functions.pop(draw(st.integers(0, len(module.functions) - 1)))
+    elif kind == "rename" and module.functions:
+        module.functions[draw(st.integers(0, len(module.functions) - 1))].name = draw(st.sampled_from(NAMES))
+    elif kind == "calls" and (module.functions or module.classes):
+        targets = module.functions + [m for c in module.classes for m in c.methods]
+        if targets:
+            draw(st.sampled_from(targets)).calls = draw(calls)
+    elif kind == "import":
+        others = [k for k, m in repo.items() if k != key and m.language == module.language]
+        if others and draw(st.booleans()):
+            module.imports.append((draw(st.sampled_from(others)), draw(st.sampled_from(NAMES + CLASS_NAMES))))
+        elif module.imports:
+            module.imports.pop()
+    elif kind == "base" and module.classes:
+        draw(st.sampled_from(module.classes)).base = draw(st.none() | st.sampled_from(CLASS_NAMES))
+    elif kind == "move":
+        target = draw(module_keys)
+        if target not in repo:
+            repo[target] = repo.pop(key)  # importers keep the old module name: their imports dangle now
+    elif kind == "new":
+        target = draw(module_keys)
+        if target not in repo:
+            repo[target] = Module(module.language, [], draw(st.lists(functions, min_size=1, max_size=2)))
+    elif kind == "delete" and len(repo) > 1:
+        del repo[key]
+    return kind
+
+
+def commit(root: Path, files: dict[str, str]) -> str:
+    for child in root.iterdir():
+        if child.name != ".git":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    return make_repo(root, files)[1]
+
+
+def vectors_of(repo: str, snapshot: str, embedder) -> dict[str, tuple[str, float]]:
+    """Every point of the snapshot (by content hash): its node id and its score against a fixed probe vector."""
+    probe = np.random.default_rng(7).standard_normal(embedder.dim)
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        hits = vectors.search(probe, repo, snapshot, limit=10_000)
+    return {h.content_hash: (h.node_id, round(h.score, 6)) for h in hits}
+
+
+def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embedder) -> dict:
+    report = index_repository(store, str(root), repo=repo, rev=sha)
+    incremental = read_contents(store, repo, sha), vectors_of(repo, sha, embedder)
+    index_repository(store, str(root), repo=repo, rev=sha, force=True, full=True)
+    full = read_contents(store, repo, sha), vectors_of(repo, sha, embedder)
+    changes = diff_contents(full[0], incremental[0])
+    assert changes.is_empty(), changes
+    assert incremental[1] == full[1]
+    assert len(incremental[1]) == sum(1 for label, _ in full[0].nodes if label == "Function")
+    return report.stats()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_incremental_index_equals_a_full_rebuild_over_random_edit_sequences(data, tmp_path_factory, store,
+                                                                           test_embedding_model):
+    embedder = open_embedder(test_embedding_model)
+    root = tmp_path_factory.mktemp("generated")
+    repo_name = f"test/incr-{root.name}"
+    state = data.draw(repos())
+    first = commit(root, render(state))
+    index_repository(store, str(root), repo=repo_name, rev=first)
+    for _ in range(data.draw(st.integers(2, 4))):
+        for _ in range(data.draw(st.integers(1, 3))):
+            edit(data.draw, state)
+        sha = commit(root, render(state))
+        stats = assert_incremental_equals_full(store, root, repo_name, sha, embedder)
+        assert stats["incremental"] is None or stats["incremental"]["base"] != sha
+
+
+def test_a_one_file_change_reparses_one_file_copies_the_rest_and_embeds_only_changed_code(
+        tmp_path, store, repo_name, test_embedding_model):
+    files = {"pkg/a.py": "def one():\n    return two()\n\ndef two():\n    return 2\n",
+             "pkg/b.py": "from pkg.a import one\n\ndef three():\n    return one()\n",
+             "web/c.js": "export function four() { return 4; }\n"}
+    root, first = make_repo(tmp_path / "repo", files)
+    index_repository(store, str(root), repo=repo_name, rev=first)
+    _, second = make_repo(root, {"pkg/a.py": files["pkg/a.py"].replace("return 2", "return 22")}, "edit two")
+
+    report = index_repository(store, str(root), repo=repo_name, rev=second)
+
+    assert report.incremental == {"base": first, "files_changed": 1, "files_reparsed": 1, "nodes_copied": 4}
+    assert (report.embedding["embedded"], report.embedding["reused"]) == (1, 3)  # two() changed; one() kept its code
+    assert report.stats()["nodes"] == {"Directory": 3, "File": 3, "Function": 4}
+    changes = diff_contents(read_contents(store, repo_name, first), read_contents(store, repo_name, second))
+    assert changes.nodes_changed == [("File", "pkg/a.py"), ("Function", "pkg/a.py:two")]
+    assert changes.counts()["nodes_added"] == changes.counts()["edges_added"] == 0
+
+
+def test_a_base_written_by_another_graph_format_is_not_used(tmp_path, store, repo_name, monkeypatch):
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
+    _, second = make_repo(root, {"b.py": "def two():\n    return 2\n"}, "add b")
+    monkeypatch.setattr("indexer.base_snapshot.GRAPH_FORMAT", "another-spider-version")
+
+    report = index_repository(store, str(root), repo=repo_name, rev=second, embed=False)
+
+    assert report.incremental is None and report.nodes["Function"] == 2
+
+
+def test_a_cold_parse_cache_still_gives_the_full_rebuild(tmp_path, store, repo_name, monkeypatch, test_embedding_model):
+    files = {"a.py": "def one():\n    return two()\n", "b.py": "def two():\n    return 2\n"}
+    root, first = make_repo(tmp_path / "repo", files)
+    index_repository(store, str(root), repo=repo_name, rev=first)
+    _, second = make_repo(root, {"b.py": "def two():\n    return 3\n"}, "edit b")
+    monkeypatch.setenv("SPIDER_PARSE_CACHE", str(tmp_path / "empty-cache.sqlite3"))
+
+    stats = assert_incremental_equals_full(store, root, repo_name, second, open_embedder(test_embedding_model))
+
+    assert stats["incremental"]["files_reparsed"] == 2  # a.py was not in this cache: parsed, written, not copied
+
+
+def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    _, second = make_repo(root, {"a.py": "def one():\n    return 1\n\ndef two():\n    return one()\n"}, "add two")
+    for sha in (first, second):
+        index_repository(store, str(root), repo=repo_name, rev=sha, embed=False)
+
+    output = succeeded(run_spider("snapshots", "diff", repo_name, first[:8], second[:8]))
+
+    assert "nodes added: 1" in output and "Function a.py:two" in output
+    assert "a.py:two INVOKES a.py:one" in output and "nodes changed: 1" in output  # the File's code
+    assert "(identical graphs)" in succeeded(run_spider("snapshots", "diff", repo_name, second[:8], second[:8]))
+    assert "no complete snapshot" in one_line_error(run_spider("snapshots", "diff", repo_name, first[:8], "0000000"))
