@@ -11,6 +11,8 @@ Every run indexes under fresh repository names (nothing is reused from an earlie
 deletes its snapshots afterwards. The repositories are the newest benchmark base_commit of each one named.
 
     python bench/distributed.py --repos /work/.mirror --repo pallets/flask --repo psf/requests --rounds 1
+
+The other half of issue 6's benchmark, incremental re-indexing of a one-file change, is `bench/incremental.py`.
 """
 
 from __future__ import annotations

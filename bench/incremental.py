@@ -1,0 +1,184 @@
+"""Incremental re-indexing (issue 6, part 5 and the real-repository replay of part 3).
+
+change: the first commit after --base that changes exactly one parsed source file is indexed incrementally
+(from --base, which is indexed first if it is not) and then in full (`--full`, same commit, fresh snapshot;
+vectors already stored are reused by both), end to end through `index_repository`. The two snapshots must be
+identical (`indexer.snapshot_diff`).
+
+replay: --replay N consecutive first-parent commits after --base, each indexed incrementally from the one before,
+then rebuilt in full and compared; any difference fails the run.
+
+    python bench/incremental.py change --git-dir /work/.mirror/apache+dubbo/repo --repo apache/dubbo --base d0a1bd0
+    python bench/incremental.py replay --git-dir /work/.mirror/pallets+flask/repo --repo pallets/flask --base 4ec1e5a --commits 20 --no-embed
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "bench"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+
+from indexer import neo4j_local  # noqa: E402
+from indexer.graph_store import GraphStore  # noqa: E402
+from indexer.languages import language_of  # noqa: E402
+from indexer.pipeline import IndexReport, index_repository  # noqa: E402
+from indexer.snapshot_diff import diff_contents, read_contents  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def git(git_dir: str, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True, text=True).stdout
+
+
+def following_commits(git_dir: str, base: str) -> list[str]:
+    """First-parent commits after `base` towards the newest, oldest first."""
+    return git(git_dir, "rev-list", "--reverse", "--first-parent", f"{base}..HEAD").split()[: 10_000]
+
+
+def parsed_files_changed(git_dir: str, old: str, new: str) -> list[str]:
+    names = git(git_dir, "diff", "--name-only", "--no-renames", old, new).split("\n")
+    return [n for n in names if n and language_of(n)]
+
+
+def timed_index(store: GraphStore, args: argparse.Namespace, sha: str, **options) -> tuple[IndexReport, float]:
+    started = time.perf_counter()
+    report = index_repository(store, args.git_dir, repo=args.repo, rev=sha, embed=not args.no_embed, **options)
+    return report, round(time.perf_counter() - started, 3)
+
+
+def ensure_base(store: GraphStore, args: argparse.Namespace, base: str) -> None:
+    state = store.snapshot_state(args.repo, base)
+    if not (state and state["complete"] and "graph_format" in (state["stats"] or {})):
+        print(f"indexing the base {base[:12]} in full…", flush=True)
+        index_repository(store, args.git_dir, repo=args.repo, rev=base, embed=not args.no_embed, force=True, full=True)
+
+
+def identical(store: GraphStore, repo: str, sha: str, before) -> dict:
+    changes = diff_contents(before, read_contents(store, repo, sha))
+    if not changes.is_empty():
+        raise SystemExit(f"incremental != full for {sha}: {changes.counts()}")
+    return changes.counts()
+
+
+def run_change(store: GraphStore, args: argparse.Namespace) -> dict:
+    base = git(args.git_dir, "rev-parse", args.base).strip()
+    ensure_base(store, args, base)
+    previous = base
+    for sha in following_commits(args.git_dir, base):
+        changed = parsed_files_changed(args.git_dir, previous, sha)
+        if len(changed) == 1 and store.snapshot_state(args.repo, sha) is None:
+            break
+        previous = sha
+    else:
+        raise SystemExit("no later commit changes exactly one parsed file")
+    if previous != base:
+        ensure_base(store, args, previous)
+    incremental, inc_seconds = timed_index(store, args, sha)
+    contents = read_contents(store, args.repo, sha)
+    full, full_seconds = timed_index(store, args, sha, force=True, full=True)
+    identical(store, args.repo, sha, contents)
+    functions = incremental.nodes.get("Function", 0)
+    return {
+        "kind": "change", "repo": args.repo, "base": previous, "commit": sha, "file": changed[0],
+        "functions": functions, "nodes": sum(incremental.nodes.values()),
+        "relationships": sum(incremental.relationships.values()), "embed": not args.no_embed,
+        "incremental_s": inc_seconds, "full_s": full_seconds, "speedup": round(full_seconds / inc_seconds, 2),
+        "incremental_stages": incremental.seconds, "full_stages": full.seconds,
+        "incremental": incremental.incremental, "embedding": incremental.embedding, "identical": True,
+    }
+
+
+def run_replay(store: GraphStore, args: argparse.Namespace) -> dict:
+    base = git(args.git_dir, "rev-parse", args.base).strip()
+    ensure_base(store, args, base)
+    rows, previous = [], base
+    for sha in following_commits(args.git_dir, base)[: args.commits]:
+        incremental, inc_seconds = timed_index(store, args, sha)
+        contents = read_contents(store, args.repo, sha)
+        _, full_seconds = timed_index(store, args, sha, force=True, full=True)
+        identical(store, args.repo, sha, contents)
+        info = incremental.incremental or {}
+        rows.append({"commit": sha, "files_changed": info.get("files_changed"), "base": info.get("base"),
+                     "incremental_s": inc_seconds, "full_s": full_seconds, "identical": True})
+        print(f"{sha[:12]} from {str(info.get('base'))[:12]}: {info.get('files_changed')} files changed, "
+              f"incremental {inc_seconds:.2f} s, full {full_seconds:.2f} s, identical", flush=True)
+        previous = sha
+    return {"kind": "replay", "repo": args.repo, "base": base, "last": previous, "commits": rows,
+            "embed": not args.no_embed, "all_identical": True,
+            "incremental_s_total": round(sum(r["incremental_s"] for r in rows), 2),
+            "full_s_total": round(sum(r["full_s"] for r in rows), 2)}
+
+
+def write_results(result: dict) -> None:
+    path = RESULTS / "incremental.json"
+    runs = json.loads(path.read_text()) if path.exists() else {}
+    runs[result["kind"]] = result
+    path.write_text(json.dumps(runs, indent=2) + "\n")
+    lines = ["# Incremental re-indexing (bench/incremental.py)", ""]
+    for kind in ("change", "replay"):
+        r = runs.get(kind)
+        if not r:
+            continue
+        m = r["machine"]
+        lines.append(f"Run {r['date']}, spider {r['spider']['sha'][:12]}, {m['nproc']} CPU ({m['cpu_model']}), "
+                     f"{m['mem_gb']} GB, Python {m['python']}. Single runs on a shared machine: seconds are noisy.")
+        lines.append("")
+        if kind == "change":
+            lines += [
+                f"## One-file change: {r['repo']} {r['base'][:12]} -> {r['commit'][:12]} ({r['file']})", "",
+                f"{r['functions']:,} functions, {r['nodes']:,} nodes, {r['relationships']:,} relationships; "
+                f"embedding {'on' if r['embed'] else 'off'}. Incremental and full snapshots identical.", "",
+                "| run | end to end s | stages s |", "|---|---|---|",
+                f"| incremental | {r['incremental_s']} | {r['incremental_stages']} |",
+                f"| full | {r['full_s']} | {r['full_stages']} |", "",
+                f"Speed-up {r['speedup']}x; target for the incremental run: <= 3 s. {r['incremental']}; "
+                f"embedding {r['embedding']}.", "",
+                "Every snapshot is a full copy of the graph in Neo4j (the schema keys nodes by (repo, snapshot, id)), "
+                "so even a one-file change creates every node and relationship of the new snapshot: copying the "
+                "unchanged nodes inside Neo4j and writing all relationships is the floor of the incremental run "
+                "(`write` above); whole-snapshot resolution from cached facts is the second cost.", "",
+            ]
+        else:
+            lines += [
+                f"## Replay: {r['repo']}, {len(r['commits'])} consecutive commits after {r['base'][:12]}", "",
+                f"Each commit indexed incrementally from the previous one, then rebuilt in full: all identical. "
+                f"Embedding {'on' if r['embed'] else 'off'}. Sum incremental {r['incremental_s_total']} s, "
+                f"full {r['full_s_total']} s.", "",
+                "| commit | files changed | incremental s | full s |", "|---|---|---|---|",
+                *[f"| {c['commit'][:12]} | {c['files_changed']} | {c['incremental_s']} | {c['full_s']} |"
+                  for c in r["commits"]], "",
+            ]
+    (RESULTS / "incremental.md").write_text("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kind", choices=["change", "replay"])
+    parser.add_argument("--git-dir", required=True)
+    parser.add_argument("--repo", required=True, help="Repository name in the graph.")
+    parser.add_argument("--base", required=True, help="Commit to start from.")
+    parser.add_argument("--commits", type=int, default=20, help="replay: how many commits.")
+    parser.add_argument("--no-embed", action="store_true")
+    args = parser.parse_args()
+    with GraphStore(neo4j_local.ensure_running()) as store:
+        result = run_change(store, args) if args.kind == "change" else run_replay(store, args)
+    result.update(date=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), spider=spider_commit(),
+                  machine=machine())
+    write_results(result)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
