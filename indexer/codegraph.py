@@ -18,6 +18,7 @@ class CodeGraph:
     edges: list[GraphEdge] = field(default_factory=list)  # every edge of the snapshot
     labels: dict[str, Label] = field(default_factory=dict)  # every node id of the snapshot -> its label
     copied: set[str] = field(default_factory=set)  # files whose nodes are copied from the base snapshot
+    copied_functions: list[GraphNode] = field(default_factory=list)  # their functions, without code
 
 
 def keeps_file(facts: FileFacts) -> bool:
@@ -26,10 +27,13 @@ def keeps_file(facts: FileFacts) -> bool:
 
 
 def build_graph(
-    files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str], copied: frozenset[str] = frozenset()
+    files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str],
+    copied: dict[str, dict[str, str]] | None = None,
 ) -> CodeGraph:
     """The whole snapshot's edges; its nodes, except those of the files in `copied` (incremental indexing: they
-    are unchanged since the base snapshot, whose nodes of them are copied; their facts carry no code)."""
+    are unchanged since the base snapshot, whose nodes of them are copied; their facts carry no code, `copied`
+    maps each to its functions' content hashes)."""
+    copied = copied or {}
     kept = {path: facts for path, facts in files.items() if keeps_file(facts)}
     graph = CodeGraph(copied={path for path in copied if path in kept})
     directories: set[str] = set()
@@ -67,6 +71,11 @@ def build_graph(
                     )
                 )
             graph.labels[eid] = entity.label
+            if not build_nodes and entity.label == Label.FUNCTION:
+                graph.copied_functions.append(
+                    GraphNode(entity.label, eid, entity.name, path, facts.language, entity.kind,
+                              entity.start_line, entity.end_line, None, copied[path][eid])
+                )
             parent = entity_id(path, entity.parent) if entity.parent else path
             graph.edges.append(GraphEdge(Rel.CONTAINS, parent, eid))
     graph.edges.extend(resolve_edges(kept))

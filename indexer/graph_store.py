@@ -205,14 +205,6 @@ class GraphStore:
                 created += summary.counters.nodes_created
         return created
 
-    def function_hashes(self, repo: str, snapshot: str, paths: list[str]) -> list[GraphNode]:
-        """The functions of `paths` as stored, without their code."""
-        return [
-            GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
-                      r["end_line"], None, r["content_hash"])
-            for r in self.run_named("snapshot_function_hashes", repo=repo, snapshot=snapshot, paths=paths)
-        ]
-
     def function_code(self, repo: str, snapshot: str, ids: list[str]) -> dict[str, str]:
         rows = self.run_named("functions_by_id", repo=repo, snapshot=snapshot, ids=ids, with_code=True)
         return {r["id"]: r["code"] for r in rows}

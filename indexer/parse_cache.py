@@ -16,15 +16,18 @@ import hashlib
 import os
 import pickle
 import sqlite3
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
+from indexer.graph_schema import Label
+from indexer.model import content_hash, entity_id
 from indexer.parse import ParseOutcome
 from indexer.settings import spider_home
 
 _SOURCES = Path(__file__).parent
-_FORMAT_MODULES = ("parse.py", "model.py", "codegraph.py", "graph_schema.py", "languages")
+_FORMAT_MODULES = ("walk.py", "parse.py", "model.py", "codegraph.py", "graph_schema.py", "languages")
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 
@@ -43,12 +46,25 @@ def _graph_format() -> str:
 GRAPH_FORMAT = _graph_format()  # equal formats: equal (path, blob) -> equal nodes; stored in each snapshot's stats
 
 
+@dataclass(frozen=True, slots=True)
+class CachedParse:
+    outcome: ParseOutcome  # without code (`without_code`)
+    function_hashes: dict[str, str]  # function id -> content hash: what the embed stage needs of a copied file
+
+
 def without_code(outcome: ParseOutcome) -> ParseOutcome:
     """The outcome as cached: facts for resolution and counts, without the file's and its entities' text."""
     if outcome.facts is None:
         return dataclasses.replace(outcome, code=None)
     entities = [dataclasses.replace(e, code="") for e in outcome.facts.entities]
     return dataclasses.replace(outcome, code=None, facts=dataclasses.replace(outcome.facts, entities=entities))
+
+
+def function_hashes(outcome: ParseOutcome) -> dict[str, str]:
+    if outcome.facts is None:
+        return {}
+    ids = ((entity_id(outcome.path, e.qualname), e) for e in outcome.facts.entities if e.label == Label.FUNCTION)
+    return {eid: content_hash(eid, e.code) for eid, e in ids}
 
 
 def _key(path: str, blob: str) -> str:
@@ -65,13 +81,13 @@ class ParseCache:
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL)")
 
-    def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, ParseOutcome]:
-        """Cached outcomes (code-free) of the given (path, blob) pairs, by path; misses are absent."""
+    def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
+        """What is cached of the given (path, blob) pairs, by path; misses are absent."""
         if self.connection is None:
             return {}
         wanted = {_key(path, blob): path for path, blob in files}
         keys = list(wanted)
-        found: dict[str, ParseOutcome] = {}
+        found: dict[str, CachedParse] = {}
         for start in range(0, len(keys), _KEYS_PER_QUERY):
             chunk = keys[start : start + _KEYS_PER_QUERY]
             rows = self.connection.execute(
@@ -79,16 +95,19 @@ class ParseCache:
             )
             for key, blob in rows:
                 try:
-                    found[wanted[key]] = pickle.loads(blob)
+                    cached = pickle.loads(blob)
                 except Exception:  # written by an incompatible Python or truncated: parse the file again
                     continue
+                if isinstance(cached, CachedParse):
+                    found[wanted[key]] = cached
         return found
 
     def put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
-        """Store (blob, outcome) pairs; the outcomes are stripped of code here."""
+        """Store (blob, outcome) pairs of freshly parsed files; the outcomes are stripped of code here."""
         if self.connection is None:
             return
-        rows = [(_key(o.path, blob), pickle.dumps(without_code(o), protocol=5)) for blob, o in outcomes]
+        rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5))
+                for blob, o in outcomes]
         if rows:
             with self.connection:
                 self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?)", rows)

@@ -122,22 +122,24 @@ def collect_outcomes(
     cache: ParseCache,
     parsed: dict[str, ParseOutcome] | None = None,
     progress: Progress = no_progress,
-) -> tuple[list[ParseOutcome], frozenset[str]]:
+) -> tuple[list[ParseOutcome], dict[str, dict[str, str]]]:
     """Every file's parse outcome, in `files` order: those in `parsed` (parsed elsewhere, e.g. by Celery tasks),
     the cached ones of files unchanged since `base`, and a parse of the rest, which is cached for next time.
-    Also returns the files served from the cache: their nodes must be copied from the base."""
+    Also returns the files served from the cache (their nodes must be copied from the base) with their
+    functions' content hashes."""
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
     cached = cache.get_many((f.path, f.blob) for f in reusable)
     todo = [f for f in files if f.path not in parsed and f.path not in cached]
     fresh = parse_all(commit, todo, progress)
     cache.put_many(zip((f.blob for f in todo), fresh))
-    by_path = {**cached, **parsed, **{o.path: o for o in fresh}}
-    return [by_path[f.path] for f in files], frozenset(cached)
+    by_path = {**{path: c.outcome for path, c in cached.items()}, **parsed, **{o.path: o for o in fresh}}
+    return [by_path[f.path] for f in files], {path: c.function_hashes for path, c in cached.items()}
 
 
 def graph_of(
-    report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome], copied: frozenset[str] = frozenset()
+    report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome],
+    copied: dict[str, dict[str, str]] | None = None,
 ) -> CodeGraph:
     """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`) and fill the report's
     file and node counts."""
@@ -155,7 +157,7 @@ def graph_of(
         code[outcome.path] = outcome.code
         report.warnings.update(outcome.warnings)
     report.files_parsed = len(facts)
-    graph = build_graph(facts, report.repo, code, copied)
+    graph = build_graph(facts, report.repo, code, copied or {})
     report.nodes = Counter(label.value for label in graph.labels.values())
     report.relationships = Counter(edge.type.value for edge in graph.edges)
     report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
@@ -190,10 +192,9 @@ def write_graph(
 def embed_graph(
     store: GraphStore, report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress
 ) -> None:
-    """Embed the snapshot's functions; those of copied files are read back (code only if they need a vector)."""
-    functions = [n for n in graph.nodes if n.label == Label.FUNCTION]
-    if graph.copied:
-        functions += store.function_hashes(report.repo, report.snapshot, sorted(graph.copied))
+    """Embed the snapshot's functions; those of copied files have no code here: it is read back from the graph
+    only if they have no vector yet."""
+    functions = [n for n in graph.nodes if n.label == Label.FUNCTION] + graph.copied_functions
 
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)

@@ -169,14 +169,17 @@ def vectors_of(repo: str, snapshot: str, embedder) -> dict[str, tuple[str, float
 
 
 def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embedder) -> dict:
+    """Index `sha` incrementally, then rebuild it in full: same graph. Its vectors must equal those of a full
+    index under another repository name, whose points (keyed by repository) are all embedded afresh."""
     report = index_repository(store, str(root), repo=repo, rev=sha)
     incremental = read_contents(store, repo, sha), vectors_of(repo, sha, embedder)
     index_repository(store, str(root), repo=repo, rev=sha, force=True, full=True)
-    full = read_contents(store, repo, sha), vectors_of(repo, sha, embedder)
-    changes = diff_contents(full[0], incremental[0])
+    changes = diff_contents(read_contents(store, repo, sha), incremental[0])
     assert changes.is_empty(), changes
-    assert incremental[1] == full[1]
-    assert len(incremental[1]) == sum(1 for label, _ in full[0].nodes if label == "Function")
+    fresh = f"{repo}-fresh"
+    index_repository(store, str(root), repo=fresh, rev=sha, force=True, full=True)
+    assert incremental[1] == vectors_of(fresh, sha, embedder)
+    assert len(incremental[1]) == sum(1 for label, _ in incremental[0].nodes if label == "Function")
     return report.stats()
 
 
@@ -253,3 +256,16 @@ def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):
     assert "a.py:two INVOKES a.py:one" in output and "nodes changed: 1" in output  # the File's code
     assert "(identical graphs)" in succeeded(run_spider("snapshots", "diff", repo_name, second[:8], second[:8]))
     assert "no complete snapshot" in one_line_error(run_spider("snapshots", "diff", repo_name, first[:8], "0000000"))
+
+
+def test_functions_copied_from_a_base_without_vectors_are_embedded_from_the_graphs_code(
+        tmp_path, store, repo_name, test_embedding_model):
+    files = {"a.py": "def one():\n    return 1\n", "b.py": "def two():\n    return 2\n"}
+    root, first = make_repo(tmp_path / "repo", files)
+    index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
+    _, second = make_repo(root, {"b.py": "def two():\n    return 3\n"}, "edit b")
+
+    stats = assert_incremental_equals_full(store, root, repo_name, second, open_embedder(test_embedding_model))
+
+    assert stats["incremental"]["files_reparsed"] == 1
+    assert (stats["embedding"]["embedded"], stats["embedding"]["reused"]) == (2, 0)  # one() came from the graph
