@@ -82,6 +82,10 @@ def _counts(counter: dict) -> str:
     return ", ".join(f"{key} {value:,}" for key, value in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def print_summary(report: IndexReport) -> None:
     state = "already indexed (nothing changed)" if report.already_indexed else "indexed"
     total = f" in {report.seconds['total']:.1f} s" if "total" in report.seconds else ""
@@ -93,8 +97,8 @@ def print_summary(report: IndexReport) -> None:
     click.echo(line + f"; {report.other_files:,} files in languages not parsed")
     if report.incremental:
         i = report.incremental
-        click.echo(f"  incremental from {i['base'][:12]}: {i['files_changed']:,} files changed, "
-                   f"{i['files_reparsed']:,} parsed, {i.get('nodes_copied', 0):,} unchanged nodes copied")
+        click.echo(f"  incremental from {i['base'][:12]}: {_plural(i['files_changed'], 'file')} changed; "
+                   f"{i['files_reparsed']:,} read by the parser, the others' {i.get('nodes_copied', 0):,} nodes copied")
     if report.warnings:
         click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
     click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")

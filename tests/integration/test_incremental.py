@@ -245,10 +245,11 @@ def test_a_cold_parse_cache_still_gives_the_full_rebuild(tmp_path, store, repo_n
 
 
 def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):
-    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n", "b.py": "def three():\n    pass\n"})
     _, second = make_repo(root, {"a.py": "def one():\n    return 1\n\ndef two():\n    return one()\n"}, "add two")
-    for sha in (first, second):
-        index_repository(store, str(root), repo=repo_name, rev=sha, embed=False)
+    index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
+    summary = succeeded(run_spider("index", root, "--repo", repo_name, "--rev", second, "--no-embed"))
+    assert f"incremental from {first[:12]}: 1 file changed; 1 read by the parser, the others' 2 nodes copied" in summary
 
     output = succeeded(run_spider("snapshots", "diff", repo_name, first[:8], second[:8]))
 
