@@ -6,7 +6,8 @@ a new spider version never reuses a stale result. The cache holds what resolutio
 not source text: a cached file's nodes are copied from the base snapshot (`indexer.pipeline`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
-and write it; a lost or corrupt cache only costs parsing time, never correctness.
+and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a
+new spider version empties it on first use.
 """
 
 from __future__ import annotations
@@ -80,6 +81,17 @@ class ParseCache:
             self.connection = sqlite3.connect(location, timeout=30, isolation_level=None)
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL)")
+            self.connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._forget_other_formats()
+
+    def _forget_other_formats(self) -> None:
+        """Results of another graph format are never read again: drop them when the format changes."""
+        row = self.connection.execute("SELECT value FROM meta WHERE key = 'graph_format'").fetchone()
+        if row is None or row[0] != GRAPH_FORMAT:
+            with self.connection:
+                self.connection.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
+                                        (len(GRAPH_FORMAT) + 1, f"{GRAPH_FORMAT}:"))
+                self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (GRAPH_FORMAT,))
 
     def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
         """What is cached of the given (path, blob) pairs, by path; misses are absent."""
