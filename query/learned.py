@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import SpiderError
@@ -23,13 +23,19 @@ FORMAT = "spider-learned-selector"
 
 @dataclass(frozen=True)
 class Weights:
-    """One logistic regression over standardised FEATURES, and the probability from which it admits."""
+    """One logistic regression over standardised FEATURES, and the probability from which it admits: per
+    expansion (`thresholds`, keyed as --edges spells it), since each offers candidates of its own kind, else
+    `threshold`."""
 
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     coef: tuple[float, ...]
     intercept: float
     threshold: float
+    thresholds: dict[str, float] = field(default_factory=dict)
+
+    def threshold_for(self, edges: str) -> float:
+        return self.thresholds.get(edges, self.threshold)
 
     def probability(self, row: list[float]) -> float:
         z = self.intercept + sum(w * (x - m) / s for w, x, m, s in zip(self.coef, row, self.mean, self.scale))
@@ -37,12 +43,13 @@ class Weights:
 
     def to_json(self) -> dict:
         return {"mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
-                "intercept": self.intercept, "threshold": self.threshold}
+                "intercept": self.intercept, "threshold": self.threshold, "thresholds_by_edges": self.thresholds}
 
     @classmethod
     def from_json(cls, data: dict) -> "Weights":
         weights = cls(tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
-                      tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]))
+                      tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]),
+                      {str(e): float(t) for e, t in data.get("thresholds_by_edges", {}).items()})
         if not len(weights.mean) == len(weights.scale) == len(weights.coef) == len(FEATURES):
             raise ValueError(f"weights for {len(weights.coef)} features, not {len(FEATURES)}")
         return weights
@@ -101,5 +108,6 @@ class LearnedSelector:
             raise SpiderError(f"the learned selector model {self.model.version} has no weights for a "
                               f"{request.first_stage} first stage (it has {', '.join(self.model.weights)})")
         rows = request_features(request)
-        admitted = [c.id for c, row in zip(request.candidates, rows) if weights.probability(row) >= weights.threshold]
+        threshold = weights.threshold_for(request.edges)
+        admitted = [c.id for c, row in zip(request.candidates, rows) if weights.probability(row) >= threshold]
         return Decision(request.seed.id, [c.id for c in request.candidates], admitted=admitted)

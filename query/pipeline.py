@@ -137,7 +137,7 @@ def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ra
         mine = [candidate(nb.id, nb) for nb in neighbours if nb.seed == seed]
         if mine:
             requests.append(SelectionRequest(issue, candidate(seed), mine, index, len(seeds), edge_phrase(edges),
-                                             ranking.origin))
+                                             ranking.origin, edges_label(edges)))
     return Proposal(seeds, neighbours, requests, info, pool_rank, score, seconds)
 
 

@@ -36,6 +36,7 @@ class SelectionRequest:
     n_seeds: int
     edge_phrase: str  # e.g. "contains relationships (up to 4 hops)"
     first_stage: str = "dense"  # the ranking the ranks and scores come from: dense (spider) or bm25 (spisr)
+    edges: str = ""  # the expansion as --edges spells it ("contains:4"): the learned selector's threshold depends on it
 
 
 @dataclass

@@ -4,15 +4,17 @@ Every proposal in the dump carries its candidates' features and labels, the firs
 hits, so the selector's effect is replayed offline through the real exchange (`query.exchange`), at every K,
 without touching the databases. Cross-validation holds whole repositories out: no repository is in both the
 training and the test fold. The admission threshold is the one that maximises mean Recall@`THRESHOLD_K` on the
-training folds' instances, among those that keep 98% of the instances the baseline solves solved. The shipped
-model is then fit on every repository. Each first stage (dense for spider, bm25 for spisr) gets its own
-regression: its ranks and scores mean different things.
+training folds' instances, among those that keep all but MAX_ACC_DROP of the instances the baseline solves
+solved; one per expansion (contains:4, invokes:2, …: each offers candidates of its own kind), and one over all
+of them for an expansion the training data lacks. The shipped model is then fit on every repository. Each first
+stage (dense for spider, bm25 for spisr) gets its own regression: its ranks and scores mean different things.
 
 scikit-learn fits the logistic regression; the shipped file holds plain weights, so serving needs no sklearn.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -109,8 +111,13 @@ def fit(proposals: list[Proposal]) -> Weights:
     regression = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=5000).fit((x - mean) / scale, y)
     fitted = Weights(tuple(mean.tolist()), tuple(scale.tolist()), tuple(regression.coef_[0].tolist()),
                      float(regression.intercept_[0]), 0.5)
-    best = best_threshold(train, [probabilities_of(fitted, p) for p in train])
-    return Weights(fitted.mean, fitted.scale, fitted.coef, fitted.intercept, best)
+    probabilities = [probabilities_of(fitted, p) for p in train]
+    by_edges = {
+        edges: best_threshold([p for p in train if p.row["edges"] == edges],
+                              [q for p, q in zip(train, probabilities) if p.row["edges"] == edges])
+        for edges in sorted({p.row["edges"] for p in train})
+    }
+    return dataclasses.replace(fitted, threshold=best_threshold(train, probabilities), thresholds=by_edges)
 
 
 def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
@@ -160,9 +167,9 @@ def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
         thresholds = {}
         for origin in sorted({p.row["origin"] for p in test}):
             weights = fit([p for p in train if p.row["origin"] == origin])
-            thresholds[origin] = weights.threshold
+            thresholds[origin] = weights.thresholds
             for proposal in (p for p in test if p.row["origin"] == origin):
-                admit = probabilities_of(weights, proposal) >= weights.threshold
+                admit = probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
                 cells[proposal.row["instance_id"]][proposal.method] = {str(k): proposal.replay(admit, k) for k in ks}
         summaries.append({"held_out": repo, "instances": len({p.row["instance_id"] for p in test}),
                           "thresholds": thresholds})

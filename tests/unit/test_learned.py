@@ -3,6 +3,7 @@ of the exchange, and repository-held-out training on a synthetic dump."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -178,3 +179,19 @@ def test_the_threshold_keeps_the_instances_der_solves():
     assert best_threshold([gains, solved], probabilities) == max(t for t in THRESHOLDS if t <= 0.5)
     assert threshold_outcome([gains, solved], probabilities, 0.05) == (0.5, 0.0)  # both at recall 1/2
     assert threshold_outcome([gains, solved], probabilities, 0.3) == (0.75, 1.0)
+
+
+def test_an_expansion_with_its_own_threshold_uses_it_others_the_general_one(tmp_path):
+    named = Candidate("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
+    base = model_with({"name_in_issue": 10.0}, intercept=-5.0)  # named: p = 0.993
+    strict = dataclasses.replace(base.weights["dense"], thresholds={"invokes:2": 0.999})
+    model = SelectorModel("t2", {"dense": strict}, {})
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model.to_json()))
+    selector = LearnedSelector(SelectorModel.load(path))
+
+    def admitted(edges: str) -> list[str]:
+        req = dataclasses.replace(request("tokenize drops the last token", [named]), edges=edges)
+        return selector.decide(req).admitted
+
+    assert admitted("contains:4") == ["shop/pay.py:tokenize"] and admitted("invokes:2") == []
