@@ -5,6 +5,7 @@ unchanged when the base commit has the same path with the same git blob (what `g
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 
 from indexer.errors import SpiderError
@@ -12,7 +13,7 @@ from indexer.graph_store import GraphStore
 from indexer.parse_cache import GRAPH_FORMAT
 from indexer.walk import Commit, SourceFile, select_files
 
-CANDIDATES = 4  # newest eligible snapshots compared; the one with the fewest changed files wins
+CANDIDATES = 4  # newest eligible snapshots compared (with the commit's parents); the fewest changed files wins
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,13 @@ class BaseSnapshot:
         return len(files) - len(self.unchanged(files)) + len(self.blobs.keys() - present)
 
 
+def parents_of(commit: Commit) -> list[str]:
+    """The commit's parents: the usual base when each new commit of a branch is indexed in turn."""
+    listed = subprocess.run(["git", "--git-dir", str(commit.git_dir), "rev-list", "--parents", "-n", "1", commit.sha],
+                            capture_output=True, text=True)
+    return listed.stdout.split()[1:] if listed.returncode == 0 else []
+
+
 def base_at(commit: Commit, sha: str) -> BaseSnapshot:
     """The snapshot `sha` as a base for indexing `commit` (its commit must be in the same git directory)."""
     return BaseSnapshot(sha, {f.path: f.blob for f in select_files(Commit(commit.git_dir, sha, sha)).files})
@@ -37,13 +45,14 @@ def base_at(commit: Commit, sha: str) -> BaseSnapshot:
 def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:
     """The complete snapshot of `repo` to index `commit` against: written by a spider with this GRAPH_FORMAT (so
     equal files give equal nodes), its commit present in `commit`'s git directory, and with the fewest changed
-    files among the newest few. None when there is none (the commit is indexed in full)."""
+    files among the commit's parents and the newest few. None when there is none (the commit is indexed in full)."""
     best: tuple[int, BaseSnapshot] | None = None
     eligible = [
         row["snapshot"] for row in store.list_snapshots(repo)
         if row["complete"] and row["snapshot"] != commit.sha and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
     ]
-    for sha in eligible[:CANDIDATES]:
+    parents = [sha for sha in parents_of(commit) if sha in eligible]
+    for sha in dict.fromkeys(parents + eligible[:CANDIDATES]):
         try:
             base = base_at(commit, sha)
         except SpiderError:  # that commit is not in this clone

@@ -23,7 +23,7 @@ from indexer.embedding import open_embedder
 from indexer.pipeline import index_repository
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import collection_name, open_vector_store
-from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
@@ -270,3 +270,19 @@ def test_functions_copied_from_a_base_without_vectors_are_embedded_from_the_grap
 
     assert stats["incremental"]["files_reparsed"] == 1
     assert (stats["embedding"]["embedded"], stats["embedding"]["reused"]) == (2, 0)  # one() came from the graph
+
+
+def test_the_parent_is_a_base_candidate_even_when_newer_snapshots_were_indexed_since(tmp_path, store, repo_name):
+    files = {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
+    root, parent = make_repo(tmp_path / "repo", files)
+    index_repository(store, str(root), repo=repo_name, rev=parent, embed=False)
+    git(root, "checkout", "-q", "-b", "rewrite")
+    for round_ in range(5):  # five newer snapshots, each far from the parent
+        make_repo(root, {path: f"def g{round_}():\n    return 0\n" for path in files}, f"rewrite {round_}")
+        index_repository(store, str(root), repo=repo_name, embed=False)
+    git(root, "checkout", "-q", "main")
+    _, child = make_repo(root, {"m0.py": "def f0():\n    return 100\n"}, "one-line change")
+
+    report = index_repository(store, str(root), repo=repo_name, rev=child, embed=False)
+
+    assert report.incremental["base"] == parent and report.incremental["files_changed"] == 1
