@@ -63,18 +63,13 @@ def build_graph(
         graph.edges.append(GraphEdge(Rel.CONTAINS, posixpath.dirname(path) or ROOT_DIRECTORY, path))
         for entity in facts.entities:
             eid = entity_id(path, entity.qualname)
-            if build_nodes:
-                graph.nodes.append(
-                    GraphNode(
-                        entity.label, eid, entity.name, path, facts.language, entity.kind,
-                        entity.start_line, entity.end_line, entity.code, content_hash(eid, entity.code),
-                    )
-                )
             graph.labels[eid] = entity.label
-            if not build_nodes and entity.label == Label.FUNCTION:
-                graph.copied_functions.append(
+            if build_nodes or entity.label == Label.FUNCTION:  # a copied file's functions still need vectors
+                entity_code = entity.code if build_nodes else None
+                digest = content_hash(eid, entity.code) if build_nodes else copied[path][eid]
+                (graph.nodes if build_nodes else graph.copied_functions).append(
                     GraphNode(entity.label, eid, entity.name, path, facts.language, entity.kind,
-                              entity.start_line, entity.end_line, None, copied[path][eid])
+                              entity.start_line, entity.end_line, entity_code, digest)
                 )
             parent = entity_id(path, entity.parent) if entity.parent else path
             graph.edges.append(GraphEdge(Rel.CONTAINS, parent, eid))

@@ -128,6 +128,12 @@ class ParseCache:
         if self.connection is not None:
             self.connection.close()
 
+    def __enter__(self) -> "ParseCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def open_parse_cache() -> ParseCache:
     setting = os.environ.get("SPIDER_PARSE_CACHE", "")

@@ -29,7 +29,7 @@ from indexer.errors import SpiderError
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.parse import ParseOutcome, parse_file
-from indexer.parse_cache import GRAPH_FORMAT, ParseCache, open_parse_cache
+from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
@@ -116,23 +116,27 @@ def parse_all(commit: Commit, files: list[SourceFile], progress: Progress = no_p
 
 
 def collect_outcomes(
+    report: IndexReport,
     commit: Commit,
     files: list[SourceFile],
     base: BaseSnapshot | None,
-    cache: ParseCache,
     parsed: dict[str, ParseOutcome] | None = None,
     progress: Progress = no_progress,
 ) -> tuple[list[ParseOutcome], dict[str, dict[str, str]]]:
     """Every file's parse outcome, in `files` order: those in `parsed` (parsed elsewhere, e.g. by Celery tasks),
     the cached ones of files unchanged since `base`, and a parse of the rest, which is cached for next time.
     Also returns the files served from the cache (their nodes must be copied from the base) with their
-    functions' content hashes."""
+    functions' content hashes, and records the incremental run on the report."""
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
-    cached = cache.get_many((f.path, f.blob) for f in reusable)
-    todo = [f for f in files if f.path not in parsed and f.path not in cached]
-    fresh = parse_all(commit, todo, progress)
-    cache.put_many(zip((f.blob for f in todo), fresh))
+    with open_parse_cache() as cache:
+        cached = cache.get_many((f.path, f.blob) for f in reusable)
+        todo = [f for f in files if f.path not in parsed and f.path not in cached]
+        fresh = parse_all(commit, todo, progress)
+        cache.put_many(zip((f.blob for f in todo), fresh))
+    if base is not None:
+        report.incremental = {"base": base.snapshot, "files_changed": base.changed_count(files),
+                              "files_reparsed": len(files) - len(cached)}
     by_path = {**{path: c.outcome for path, c in cached.items()}, **parsed, **{o.path: o for o in fresh}}
     return [by_path[f.path] for f in files], {path: c.function_hashes for path, c in cached.items()}
 
@@ -157,7 +161,7 @@ def graph_of(
         code[outcome.path] = outcome.code
         report.warnings.update(outcome.warnings)
     report.files_parsed = len(facts)
-    graph = build_graph(facts, report.repo, code, copied or {})
+    graph = build_graph(facts, report.repo, code, copied)
     report.nodes = Counter(label.value for label in graph.labels.values())
     report.relationships = Counter(edge.type.value for edge in graph.edges)
     report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
@@ -234,14 +238,7 @@ def index_repository(
     t = time.perf_counter()
     selection = select_files(commit)
     base = None if full else choose_base(store, commit, report.repo, selection.files)
-    cache = open_parse_cache()
-    try:
-        outcomes, cached = collect_outcomes(commit, selection.files, base, cache, progress=progress)
-    finally:
-        cache.close()
-    if base is not None:
-        report.incremental = {"base": base.snapshot, "files_changed": base.changed_count(selection.files),
-                              "files_reparsed": len(selection.files) - len(cached)}
+    outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
     report.seconds["parse"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
     graph = graph_of(report, selection, outcomes, cached)

@@ -20,6 +20,7 @@ from kombu.exceptions import OperationalError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from indexer import jobs, neo4j_local
+from indexer.base_snapshot import base_at, choose_base
 from indexer.codegraph import CodeGraph
 from indexer.errors import SpiderError, StoreBusy
 from indexer.embedding import open_embedder
@@ -28,7 +29,6 @@ from indexer.graph_store import GraphStore
 from indexer.model import GraphNode
 from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
-from indexer.base_snapshot import base_at, choose_base
 from indexer.parse_cache import open_parse_cache
 from indexer.pipeline import (
     IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, parse_batch, write_graph,
@@ -94,11 +94,8 @@ def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id
     commit = Commit(Path(git_dir), sha, rev)
     sources = [SourceFile(*f) for f in files]
     outcomes = parse_batch(commit, sources)
-    cache = open_parse_cache()
-    try:
+    with open_parse_cache() as cache:
         cache.put_many(zip((f.blob for f in sources), outcomes))
-    finally:
-        cache.close()
     parsed = [outcome_to_dict(o) for o in outcomes]
     if job_id:
         jobs.batch_done(worker_store(), job_id, batch, len(files))
@@ -117,16 +114,8 @@ def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: 
     commit = Commit(Path(git_dir), sha, rev)
     selection = select_files(commit)
     report = IndexReport(repo=repo, snapshot=sha, rev=rev)
-    since = base_at(commit, base) if base else None
-    cache = open_parse_cache()
-    try:
-        outcomes, cached = collect_outcomes(commit, selection.files, since, cache,
-                                            {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch})
-    finally:
-        cache.close()
-    if since is not None:
-        report.incremental = {"base": base, "files_changed": since.changed_count(selection.files),
-                              "files_reparsed": len(selection.files) - len(cached)}
+    outcomes, cached = collect_outcomes(report, commit, selection.files, base_at(commit, base) if base else None,
+                                        {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch})
     graph = graph_of(report, selection, outcomes, cached)
     write_graph(store, report, graph, base=base)
     return report.stats()
@@ -196,8 +185,9 @@ def index_manifest(specs: list[RepoSpec], embed: bool = True, model: str | None 
 def index_commit(path: str, repo: str | None = None, rev: str | None = None, embed: bool = True,
                  model: str | None = None, full: bool = False) -> tuple[str, AsyncResult | None]:
     """Record a job and enqueue (or, without a broker, run) its tasks: a chord of parse batches (of the files
-    changed since the closest indexed snapshot, unless `full`) whose body writes the graph, then embeds. Returns the job id and the Celery result of the last task; when a job is
-    already indexing this snapshot, that job's id and None (nothing is enqueued). The entry points
+    changed since the closest indexed snapshot, unless `full`) whose body writes the graph, then embeds.
+    Returns the job id and the Celery result of the last task; when a job is already indexing this snapshot,
+    that job's id and None (nothing is enqueued). The entry points
     (`spider index --async`, `index_manifest`) check the broker and the embedding model once, before calling
     this; a worker calls it once per revision of a manifest repository."""
     commit = open_commit(path, rev)
