@@ -57,8 +57,11 @@ def make_app() -> Celery:
         task_soft_time_limit=3300,
         worker_max_memory_per_child=2_000_000,  # KiB: a worker that grew past 2 GB is replaced
         # A message a dead worker held is redelivered after this long; longer than any task, so a slow task is
-        # never handed to a second worker while it runs.
-        broker_transport_options={"visibility_timeout": visibility_timeout()},
+        # never handed to a second worker while it runs. Workers sweep for such messages every tenth of it (kombu's
+        # default sweep, every 100 s whatever the timeout, would dominate a short one).
+        broker_transport_options={"visibility_timeout": visibility_timeout(),
+                                  "unacked_restore_interval": min(100, max(1, visibility_timeout() // 10)),
+                                  "unacked_restore_throttle": 1},
         task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
                      "spider.index_repo": {"queue": "write"}, "spider.embed_snapshot": {"queue": "embed"}},
         task_default_queue="write",

@@ -177,7 +177,9 @@ def test_a_worker_killed_mid_job_has_its_tasks_redelivered_and_the_graph_is_whol
                                                                                    redis_url):
     root, sha = make_repo(tmp_path / "repo", many_modules(600))
     pool = Workers(redis_url, tmp_path / "workers.log")
-    fast = {"SPIDER_VISIBILITY_TIMEOUT": "5"}
+    # Longer than any task of this job takes here (else a running task is handed out twice), short for a test:
+    # the dead worker's tasks come back within about 1.1x this.
+    fast = {"SPIDER_VISIBILITY_TIMEOUT": "45"}
     try:
         doomed = pool.start(concurrency=1, env=fast)
         job_id = enqueue(root, f"{repo_name}-killed", redis_url)
