@@ -7,7 +7,8 @@ not source text: a cached file's nodes are copied from the base snapshot (`index
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
 and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a
-new spider version empties it on first use.
+new spider version empties it on first use. Its results are bounded (`SPIDER_PARSE_CACHE_MB`): past the bound,
+the results read or written longest ago go first (SQLite reuses their pages, so the file stops growing).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from typing import Iterable
 from indexer.graph_schema import Label
 from indexer.model import content_hash, entity_id
 from indexer.parse import ParseOutcome
-from indexer.settings import spider_home
+from indexer.settings import PARSE_CACHE_MB, parse_cache_max_mb, spider_home
 
 _SOURCES = Path(__file__).parent
 _FORMAT_MODULES = ("walk.py", "parse.py", "model.py", "codegraph.py", "graph_schema.py", "languages")
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
+_SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them
 
 
 def _graph_format() -> str:
@@ -73,21 +75,33 @@ def _key(path: str, blob: str) -> str:
 
 
 class ParseCache:
-    """`location` None: a cache that misses every lookup and stores nothing."""
+    """`location` None: a cache that misses every lookup and stores nothing. Holds at most `max_bytes` of results."""
 
-    def __init__(self, location: str | os.PathLike | None) -> None:
+    def __init__(self, location: str | os.PathLike | None, max_bytes: int = PARSE_CACHE_MB << 20) -> None:
         self.connection: sqlite3.Connection | None = None
+        self.max_bytes = max_bytes
         if location is not None:
             self.connection = sqlite3.connect(location, timeout=30, isolation_level=None)
             self.connection.execute("PRAGMA journal_mode=WAL")
-            self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL)")
             self.connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            if self._meta("schema") != _SCHEMA:  # an older layout: start afresh (only parsing time is lost)
+                with self.connection:
+                    self.connection.execute("DROP TABLE IF EXISTS parses")
+                    self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (_SCHEMA,))
+            self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL, "
+                                    "used INTEGER NOT NULL)")
+            self.connection.execute("CREATE INDEX IF NOT EXISTS parses_used ON parses (used)")
             self._forget_other_formats()
+            self.run = int(self._meta("runs") or 0) + 1  # this cache's use counter: the `used` of what it touches
+            self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('runs', ?)", (str(self.run),))
+
+    def _meta(self, key: str) -> str | None:
+        row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
 
     def _forget_other_formats(self) -> None:
         """Results of another graph format are never read again: drop them when the format changes."""
-        row = self.connection.execute("SELECT value FROM meta WHERE key = 'graph_format'").fetchone()
-        if row is None or row[0] != GRAPH_FORMAT:
+        if self._meta("graph_format") != GRAPH_FORMAT:
             with self.connection:
                 self.connection.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
                                         (len(GRAPH_FORMAT) + 1, f"{GRAPH_FORMAT}:"))
@@ -112,17 +126,40 @@ class ParseCache:
                     continue
                 if isinstance(cached, CachedParse):
                     found[wanted[key]] = cached
+        hits = [key for key, path in wanted.items() if path in found]
+        with self.connection:
+            for start in range(0, len(hits), _KEYS_PER_QUERY):
+                chunk = hits[start : start + _KEYS_PER_QUERY]
+                self.connection.execute(f"UPDATE parses SET used = ? WHERE key IN ({','.join('?' * len(chunk))})",
+                                        [self.run, *chunk])
         return found
 
     def put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
         """Store (blob, outcome) pairs of freshly parsed files; the outcomes are stripped of code here."""
         if self.connection is None:
             return
-        rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5))
-                for blob, o in outcomes]
+        rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
+                 self.run) for blob, o in outcomes]
         if rows:
             with self.connection:
-                self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?)", rows)
+                self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)", rows)
+                self._evict()
+
+    def _evict(self) -> None:
+        """Past `max_bytes` of pages in use (O(1) to read), drop the results used longest ago until a tenth of the
+        bound is free."""
+        page_size, pages, free = (self.connection.execute(f"PRAGMA {p}").fetchone()[0]
+                                  for p in ("page_size", "page_count", "freelist_count"))
+        excess = (pages - free) * page_size - self.max_bytes * 9 // 10
+        if excess <= self.max_bytes // 10:
+            return
+        freed, count = 0, 0
+        for (size,) in self.connection.execute("SELECT length(key) + length(outcome) FROM parses ORDER BY used, rowid"):
+            freed, count = freed + size, count + 1
+            if freed >= excess:
+                break
+        self.connection.execute("DELETE FROM parses WHERE rowid IN "
+                                "(SELECT rowid FROM parses ORDER BY used, rowid LIMIT ?)", (count,))
 
     def close(self) -> None:
         if self.connection is not None:
@@ -142,6 +179,6 @@ def open_parse_cache() -> ParseCache:
     location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
     location.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return ParseCache(location)
+        return ParseCache(location, parse_cache_max_mb() << 20)
     except sqlite3.Error:  # unwritable or corrupt: index without it rather than fail
         return ParseCache(None)

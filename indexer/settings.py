@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.errors import SpiderError
+
 
 def spider_home() -> Path:
     """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider)."""
@@ -49,6 +51,21 @@ def broker_url() -> str | None:
     return os.environ.get(BROKER_ENV) or None
 
 
+def _positive_int(variable: str, default: int) -> int:
+    value = os.environ.get(variable) or str(default)
+    if not value.isdigit() or int(value) == 0:
+        raise SpiderError(f"{variable} must be a positive whole number, not {value!r}")
+    return int(value)
+
+
 def visibility_timeout() -> int:
     """Seconds before the broker hands an unacknowledged task (its worker died) to another worker."""
-    return int(os.environ.get("SPIDER_VISIBILITY_TIMEOUT") or 4 * 3600)
+    return _positive_int("SPIDER_VISIBILITY_TIMEOUT", 4 * 3600)
+
+
+PARSE_CACHE_MB = 1024  # default bound on the parse cache: ~200,000 files' results at the 5.2 KB each of the dev eval
+
+
+def parse_cache_max_mb() -> int:
+    """The parse cache's bound on stored results, in MiB."""
+    return _positive_int("SPIDER_PARSE_CACHE_MB", PARSE_CACHE_MB)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 import indexer.parse_cache as parse_cache
+from indexer.errors import SpiderError
 from indexer.parse import parse_file
 from indexer.parse_cache import ParseCache
 
@@ -44,3 +47,46 @@ def test_off_disables_the_cache(monkeypatch):
     cache = parse_cache.open_parse_cache()
     cache.put_many([("b1", parse_file("a.py", SOURCE))])
     assert cache.get_many([("a.py", "b1")]) == {} and cache.connection is None
+
+
+def test_past_its_bound_the_cache_drops_the_results_used_longest_ago(tmp_path):
+    location = tmp_path / "cache.sqlite3"
+    bound = 1 << 20  # each result below is ~7 KB: 100 fit, 200 do not
+    outcomes = {i: parse_file(f"pkg/m{i}.py", SOURCE * 20) for i in range(200)}
+    with ParseCache(location, bound) as first:
+        first.put_many([(f"blob{i}", outcomes[i]) for i in range(100)])
+    with ParseCache(location, bound) as second:  # a later run reads the first ten again
+        assert len(second.get_many([(f"pkg/m{i}.py", f"blob{i}") for i in range(10)])) == 10
+    with ParseCache(location, bound) as third:
+        for i in range(100, 200):
+            third.put_many([(f"blob{i}", outcomes[i])])
+
+    with sqlite3.connect(location) as raw:
+        (stored,) = raw.execute("SELECT sum(length(outcome)) FROM parses").fetchone()
+    assert stored <= bound
+    kept = {int(path[5:-3]) for path in
+            ParseCache(location, bound).get_many([(f"pkg/m{i}.py", f"blob{i}") for i in outcomes])}
+    assert set(range(10)) <= kept  # read by the second run: kept
+    assert 10 not in kept and len(kept) < len(outcomes)  # used only by the first run: dropped first
+    assert set(range(190, 200)) <= kept  # just written
+
+
+def test_a_cache_of_the_earlier_layout_is_started_afresh(tmp_path):
+    location = tmp_path / "cache.sqlite3"
+    with sqlite3.connect(location) as raw:
+        raw.execute("CREATE TABLE parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL)")
+        raw.execute("INSERT INTO parses VALUES ('x', x'00')")
+    with ParseCache(location) as cache:
+        cache.put_many([("b1", parse_file("a.py", SOURCE))])
+        assert list(cache.get_many([("a.py", "b1")])) == ["a.py"]
+
+
+def test_the_bound_comes_from_spider_parse_cache_mb_and_a_bad_one_is_a_one_line_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPIDER_PARSE_CACHE", str(tmp_path / "cache.sqlite3"))
+    monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", "64")
+    with parse_cache.open_parse_cache() as cache:
+        assert cache.max_bytes == 64 << 20
+    for bad in ("lots", "0", "-5"):
+        monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", bad)
+        with pytest.raises(SpiderError, match=f"SPIDER_PARSE_CACHE_MB must be a positive whole number, not '{bad}'"):
+            parse_cache.open_parse_cache()
