@@ -16,6 +16,7 @@ from indexer.vectors import QdrantServerStore, VectorStore, collection_name, ope
 from indexer.walk import open_commit, select_files
 from query.dense import dense_ranking
 from tests.fixtures.gitrepo import make_repo
+from tests.integration.test_cli import run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 
@@ -131,3 +132,15 @@ def test_query_errors_are_one_line_and_exit_2(indexed, tmp_path, store, repo_nam
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("spider-query: error: "), args
         assert message in lines[0], (args, lines)
+
+
+def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_written(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    with vectors_of(open_embedder()):  # held by this process while `spider index` runs in another
+        result = run_spider("index", root, "--repo", repo_name)
+
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "the local vector store is in use" in lines[0], result.stderr
+    assert store.snapshot_state(repo_name, sha) is None  # no graph written for nothing
+    assert succeeded(run_spider("index", root, "--repo", repo_name))  # once it is free, the same command works
+    assert store.snapshot_state(repo_name, sha)["complete"]
