@@ -18,7 +18,7 @@ from indexer import embedding, jobs, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.snapshot_diff import diff_contents, read_contents
-from indexer.pipeline import IndexReport, default_repo_name, index_repository
+from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
 from indexer.settings import BROKER_ENV, QUEUES, bm25_dir, broker_url, spider_home
 from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import open_commit
@@ -170,7 +170,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
     with connect() as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
-    if state and state["complete"] and not force:
+    if is_indexed(state, not no_embed) and not force:
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
         click.echo(json.dumps(message) if as_json else f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)")
         return

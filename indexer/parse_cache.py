@@ -108,9 +108,16 @@ class ParseCache:
                 self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (GRAPH_FORMAT,))
 
     def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
-        """What is cached of the given (path, blob) pairs, by path; misses are absent."""
+        """What is cached of the given (path, blob) pairs, by path; misses are absent. A cache that fails (locked
+        too long, changed by another spider version, damaged) misses."""
         if self.connection is None:
             return {}
+        try:
+            return self._get_many(files)
+        except sqlite3.Error:
+            return {}
+
+    def _get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
         wanted = {_key(path, blob): path for path, blob in files}
         keys = list(wanted)
         found: dict[str, CachedParse] = {}
@@ -135,9 +142,16 @@ class ParseCache:
         return found
 
     def put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
-        """Store (blob, outcome) pairs of freshly parsed files; the outcomes are stripped of code here."""
+        """Store (blob, outcome) pairs of freshly parsed files; the outcomes are stripped of code here. A cache
+        that fails stores nothing."""
         if self.connection is None:
             return
+        try:
+            self._put_many(outcomes)
+        except sqlite3.Error:
+            pass
+
+    def _put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
         rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
                  self.run) for blob, o in outcomes]
         if rows:

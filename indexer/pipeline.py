@@ -215,6 +215,12 @@ def embed_graph(
     report.embedding = stats.to_json()
 
 
+def is_indexed(state: dict | None, embed: bool) -> bool:
+    """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write: a
+    snapshot indexed with --no-embed is indexed again when vectors are wanted."""
+    return bool(state and state["complete"] and (not embed or (state["stats"] or {}).get("embedding")))
+
+
 def index_repository(
     store: GraphStore,
     path: str,
@@ -232,7 +238,7 @@ def index_repository(
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
     state = store.snapshot_state(report.repo, report.snapshot)
-    if state and state["complete"] and not force:
+    if is_indexed(state, embed) and not force:
         report.already_indexed = True
         stats = state["stats"] or {}
         for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):

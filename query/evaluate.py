@@ -17,7 +17,7 @@ import cypher
 from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from indexer.graph_store import GraphStore
-from indexer.pipeline import index_repository
+from indexer.pipeline import index_repository, is_indexed
 from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
 from query.metrics import Span, all_hits
 from query.exchange import exchange
@@ -127,9 +127,8 @@ def done_instances(results: Path, methods: list[Method]) -> set[str]:
 
 
 def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
-    """Index the instance's commit unless a complete snapshot exists; what it cost."""
-    state = store.snapshot_state(instance.repo, instance.base_commit)
-    if state and state.get("complete"):
+    """Index the instance's commit unless a complete snapshot with vectors exists; what it cost."""
+    if is_indexed(store.snapshot_state(instance.repo, instance.base_commit), embed=True):
         return {"indexed": False}
     report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
                               rev=instance.base_commit)

@@ -144,3 +144,15 @@ def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_writte
     assert store.snapshot_state(repo_name, sha) is None  # no graph written for nothing
     assert succeeded(run_spider("index", root, "--repo", repo_name))  # once it is free, the same command works
     assert store.snapshot_state(repo_name, sha)["complete"]
+
+
+def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wanted(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    assert index_repository(store, str(root), repo=repo_name, embed=False).embedding is None
+    assert index_repository(store, str(root), repo=repo_name, embed=False).already_indexed
+
+    again = index_repository(store, str(root), repo=repo_name)
+
+    assert not again.already_indexed and again.embedding["functions"] == 5
+    assert (store.snapshot_state(repo_name, sha)["stats"] or {})["embedding"]["functions"] == 5
+    assert index_repository(store, str(root), repo=repo_name).already_indexed

@@ -90,3 +90,14 @@ def test_the_bound_comes_from_spider_parse_cache_mb_and_a_bad_one_is_a_one_line_
         monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", bad)
         with pytest.raises(SpiderError, match=f"SPIDER_PARSE_CACHE_MB must be a positive whole number, not '{bad}'"):
             parse_cache.open_parse_cache()
+
+
+def test_a_cache_whose_table_changed_under_it_misses_and_stores_nothing_instead_of_failing(tmp_path):
+    location = tmp_path / "cache.sqlite3"
+    with ParseCache(location) as cache:
+        cache.put_many([("b1", parse_file("a.py", SOURCE))])
+        with sqlite3.connect(location) as other:  # another spider version replaced the table meanwhile
+            other.execute("DROP TABLE parses")
+            other.execute("CREATE TABLE parses (key TEXT PRIMARY KEY)")
+        assert cache.get_many([("a.py", "b1")]) == {}
+        cache.put_many([("b2", parse_file("b.py", SOURCE))])
