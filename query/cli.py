@@ -10,7 +10,7 @@ from indexer import neo4j_local
 from indexer.cli import fail_cleanly
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
-from query.expand import parse_edges
+from query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
 
@@ -38,7 +38,7 @@ def read_issue(issue: str | None, issue_file) -> str:
               help="spider/spisr: candidate pool; neighbours outside the first-stage top-n are dropped (Stage 1).")
 @click.option("-c", "c", type=click.IntRange(1, 100), default=5, show_default=True,
               help="spider/spisr: seeds, the top-c results whose graph neighbourhoods are explored.")
-@click.option("--edges", default="contains:4", show_default=True, metavar="TYPE:DEPTH,...",
+@click.option("--edges", default=edges_label(DEFAULT_EDGES), show_default=True, metavar="TYPE:DEPTH,...",
               help="spider/spisr: relationship types to expand along, each with its depth (1-6), e.g. "
                    "contains:4,invokes:2. Types: contains, invokes, imports, inherits.")
 @click.option("--selector", type=click.Choice(SELECTORS),

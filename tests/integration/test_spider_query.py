@@ -131,6 +131,11 @@ def test_default_selector_without_an_llm_is_learned_and_says_so(shop):
     assert "no LLM configured" in result.stdout and "selector learned" in result.stdout.splitlines()[-1]
 
 
+def test_without_edges_the_expansion_is_contains_and_invokes(shop):
+    answer = answer_of(ISSUE, "--repo", shop, "-k", "4", "-c", "2", "-n", "50", "--selector", "all")
+    assert answer["edges"] == "contains:4,invokes:2"
+
+
 @pytest.mark.parametrize("args, message", [
     (("--edges", "calls:2"), "unknown relationship type 'calls'"),
     (("-c", "9", "-k", "4"), "need 1 <= c <= k <= n"),
