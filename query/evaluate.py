@@ -8,6 +8,7 @@ by content hash (the indexer does that), so only the first commit of a repositor
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,6 +125,17 @@ def done_instances(results: Path, methods: list[Method]) -> set[str]:
     if not results.exists():
         return set()
     return {row["instance_id"] for row in read_jsonl(results) if all(m.name in row.get("methods", {}) for m in methods)}
+
+
+def oldest_first(instances: list[Instance], repos_dir: Path) -> list[Instance]:
+    """Each repository's instances by commit time, oldest first: a commit then mostly adds functions to what
+    earlier ones embedded, and embedding is what indexing costs (a commit git lacks goes first, to fail early)."""
+    def committed(instance: Instance) -> int:
+        shown = subprocess.run(["git", "-C", str(find_repository(repos_dir, instance.repo)), "show", "-s",
+                                "--format=%ct", instance.base_commit], capture_output=True, text=True)
+        return int(shown.stdout.strip() or 0) if shown.returncode == 0 else 0
+
+    return sorted(instances, key=lambda i: (i.repo, committed(i), i.id))
 
 
 def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
@@ -261,6 +273,7 @@ def run_evaluation(
     todo = [i for i in instances if i.id not in done]
     for repo in sorted({i.repo for i in todo}):
         find_repository(repos_dir, repo)
+    todo = oldest_first(todo, repos_dir)
     report(f"{len(instances)} instances, {len(done & {i.id for i in instances})} already done, {len(todo)} to run; "
            f"{len(methods)} methods x K {', '.join(map(str, ks))}")
     failures = []

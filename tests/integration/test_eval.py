@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from query.evaluate import Instance, oldest_first
 from query.train_selector import Proposal, load_proposals
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
@@ -170,3 +171,21 @@ def test_an_instance_that_fails_is_recorded_and_the_others_are_evaluated(benchma
     (failure,) = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert failure["instance_id"] == "i-bad" and "unknown revision" in failure["error"]
     assert json.loads((out / "summary.json").read_text())["instances"] == 3
+
+
+def test_instances_run_oldest_commit_first_per_repository(tmp_path, repo_name):
+    owner, name = repo_name.split("/")
+    root = tmp_path / "repos" / f"{owner}+{name}" / "repo"
+    shas = {}
+    for month in ("03", "01", "02"):  # committed in this order, dated otherwise
+        make_repo(root, {f"m{month}.py": "def f():\n    return 1\n"}, message=month)
+        date = f"2026-{month}-01T00:00:00Z"
+        subprocess.run(["git", "-C", str(root), "commit", "-q", "--amend", "--no-edit", "--date", date],
+                       check=True, env={**os.environ, "GIT_COMMITTER_DATE": date})
+        shas[month] = git(root, "rev-parse", "HEAD")
+    instances = [Instance(f"i-{month}", repo_name, "python", sha, "", ()) for month, sha in shas.items()]
+    unknown = Instance("i-unknown", repo_name, "python", "f" * 40, "", ())
+
+    ordered = oldest_first([*instances, unknown], tmp_path / "repos")
+
+    assert [i.id for i in ordered] == ["i-unknown", "i-01", "i-02", "i-03"]
