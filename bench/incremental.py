@@ -9,7 +9,7 @@ replay: --replay N consecutive first-parent commits after --base, each indexed i
 then rebuilt in full and compared; any difference fails the run.
 
     python bench/incremental.py change --git-dir /work/.mirror/apache+dubbo/repo --repo apache/dubbo --base d0a1bd0
-    python bench/incremental.py replay --git-dir /work/.mirror/pallets+flask/repo --repo pallets/flask --base 4ec1e5a --commits 20 --no-embed
+    python bench/incremental.py replay --git-dir /work/.mirror/pallets+flask/repo --repo bench/pallets-flask --base 4ec1e5a --commits 20 --no-embed
 """
 
 from __future__ import annotations
@@ -173,7 +173,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kind", choices=["change", "replay"])
     parser.add_argument("--git-dir", required=True)
-    parser.add_argument("--repo", required=True, help="Repository name in the graph.")
+    parser.add_argument("--repo", required=True, help="Repository name in the graph. With --no-embed, use a name of "
+                        "its own (bench/…): a graph-only snapshot under the real name would be indexed again by the "
+                        "next run that wants vectors.")
     parser.add_argument("--base", required=True, help="Commit to start from.")
     parser.add_argument("--commits", type=int, default=20, help="replay: how many commits.")
     parser.add_argument("--no-embed", action="store_true")
