@@ -18,7 +18,6 @@ import subprocess
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Callable, Iterator, Protocol
@@ -32,7 +31,7 @@ from indexer.graph_store import GraphStore
 from indexer.parse import ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.vectorize import embed_snapshot
-from indexer.vectors import VectorStore, collection_name, open_vector_store
+from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -194,15 +193,8 @@ def write_graph(
     )
 
 
-def open_vectors_for(embedder: Embedder) -> VectorStore:
-    """The vector store of the embedder's model; taken before any indexing work, so a store another process
-    holds fails the run at once, not after the graph is written."""
-    return open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)
-
-
 def embed_graph(
-    store: GraphStore, report: IndexReport, graph: CodeGraph, embedder: Embedder, vectors: VectorStore,
-    progress: Progress = no_progress,
+    store: GraphStore, report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress
 ) -> None:
     """Embed the snapshot's functions; those of copied files have no code here: it is read back from the graph
     only if they have no vector yet."""
@@ -211,7 +203,8 @@ def embed_graph(
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
-    stats = embed_snapshot(report.repo, report.snapshot, functions, embedder, vectors, progress, code_of)
+    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+        stats = embed_snapshot(report.repo, report.snapshot, functions, embedder, vectors, progress, code_of)
     report.embedding = stats.to_json()
 
 
@@ -248,18 +241,10 @@ def index_repository(
         report.embedding = stats.get("embedding")
         return report
     embedder = open_embedder(model) if embed else None  # a missing model fails before any work is done
-    with open_vectors_for(embedder) if embedder else nullcontext() as vectors:
-        _index_commit(store, commit, report, embedder, vectors, full, progress)
-    report.seconds["total"] = round(time.perf_counter() - started, 3)
-    store.complete_snapshot(report.repo, report.snapshot, report.stats())
-    return report
-
-
-def _index_commit(
-    store: GraphStore, commit: Commit, report: IndexReport, embedder: Embedder | None, vectors: VectorStore | None,
-    full: bool, progress: Progress,
-) -> None:
-    """The stages of `index_repository`, timed into the report; the snapshot stays incomplete."""
+    if embedder is not None:
+        # So does a vector store another process holds. It is let go at once and taken again only to embed, so
+        # queries wait on indexing no longer than that.
+        open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim).close()
     t = time.perf_counter()
     selection = select_files(commit)
     base = None if full else choose_base(store, commit, report.repo, selection.files)
@@ -273,5 +258,8 @@ def _index_commit(
     report.seconds["write"] = round(time.perf_counter() - t, 3)
     if embedder is not None:
         t = time.perf_counter()
-        embed_graph(store, report, graph, embedder, vectors, progress)
+        embed_graph(store, report, graph, embedder, progress)
         report.seconds["embed"] = round(time.perf_counter() - t, 3)
+    report.seconds["total"] = round(time.perf_counter() - started, 3)
+    store.complete_snapshot(report.repo, report.snapshot, report.stats())
+    return report

@@ -31,8 +31,7 @@ from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.parse_cache import open_parse_cache
 from indexer.pipeline import (
-    IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, open_vectors_for, parse_batch,
-    write_graph,
+    IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, parse_batch, write_graph,
 )
 from indexer.settings import broker_url, visibility_timeout
 from indexer.walk import Commit, SourceFile, open_commit, select_files
@@ -139,8 +138,7 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
                            r["end_line"], r["code"], r["content_hash"])
                  for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha)]
         report = IndexReport(repo=repo, snapshot=sha, rev="")
-        with open_vectors_for(embedder) as vectors:
-            embed_graph(store, report, CodeGraph(nodes=nodes), embedder, vectors)
+        embed_graph(store, report, CodeGraph(nodes=nodes), embedder)
         stats = {**stats, "embedding": report.embedding}
     store.complete_snapshot(repo, sha, stats)
     if job_id:
