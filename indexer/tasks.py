@@ -40,7 +40,7 @@ _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionErro
 
 
 def make_app() -> Celery:
-    broker = broker_url()
+    broker, unacked_after = broker_url(), visibility_timeout()
     app = Celery("spider")
     app.conf.update(
         broker_url=broker or "memory://",
@@ -59,8 +59,8 @@ def make_app() -> Celery:
         # A message a dead worker held is redelivered after this long; longer than any task, so a slow task is
         # never handed to a second worker while it runs. Workers sweep for such messages every tenth of it (kombu's
         # default sweep, every 100 s whatever the timeout, would dominate a short one).
-        broker_transport_options={"visibility_timeout": visibility_timeout(),
-                                  "unacked_restore_interval": min(100, max(1, visibility_timeout() // 10)),
+        broker_transport_options={"visibility_timeout": unacked_after,
+                                  "unacked_restore_interval": min(100, max(1, unacked_after // 10)),
                                   "unacked_restore_throttle": 1},
         task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
                      "spider.index_repo": {"queue": "write"}, "spider.embed_snapshot": {"queue": "embed"}},

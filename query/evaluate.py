@@ -127,13 +127,14 @@ def done_instances(results: Path, methods: list[Method]) -> set[str]:
     return {row["instance_id"] for row in read_jsonl(results) if all(m.name in row.get("methods", {}) for m in methods)}
 
 
-def oldest_first(instances: list[Instance], repos_dir: Path) -> list[Instance]:
+def oldest_first(instances: list[Instance], git_dirs: dict[str, Path]) -> list[Instance]:
     """Each repository's instances by commit time, oldest first: a commit then mostly adds functions to what
-    earlier ones embedded, and embedding is what indexing costs (a commit git lacks goes first, to fail early)."""
+    earlier ones embedded, and embedding is what indexing costs (a commit git lacks goes first, to fail early).
+    `git_dirs`: each repository's git directory (`find_repository`)."""
     def committed(instance: Instance) -> int:
-        shown = subprocess.run(["git", "-C", str(find_repository(repos_dir, instance.repo)), "show", "-s",
-                                "--format=%ct", instance.base_commit], capture_output=True, text=True)
-        return int(shown.stdout.strip() or 0) if shown.returncode == 0 else 0
+        shown = subprocess.run(["git", "-C", str(git_dirs[instance.repo]), "show", "-s", "--format=%ct",
+                                instance.base_commit], capture_output=True, text=True)
+        return int(shown.stdout) if shown.returncode == 0 else 0
 
     return sorted(instances, key=lambda i: (i.repo, committed(i), i.id))
 
@@ -271,9 +272,8 @@ def run_evaluation(
     needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
     llm = open_selector(llm_selector)[0] if needs_llm else None
     todo = [i for i in instances if i.id not in done]
-    for repo in sorted({i.repo for i in todo}):
-        find_repository(repos_dir, repo)
-    todo = oldest_first(todo, repos_dir)
+    git_dirs = {repo: find_repository(repos_dir, repo) for repo in sorted({i.repo for i in todo})}
+    todo = oldest_first(todo, git_dirs)
     report(f"{len(instances)} instances, {len(done & {i.id for i in instances})} already done, {len(todo)} to run; "
            f"{len(methods)} methods x K {', '.join(map(str, ks))}")
     failures = []

@@ -186,6 +186,6 @@ def test_instances_run_oldest_commit_first_per_repository(tmp_path, repo_name):
     instances = [Instance(f"i-{month}", repo_name, "python", sha, "", ()) for month, sha in shas.items()]
     unknown = Instance("i-unknown", repo_name, "python", "f" * 40, "", ())
 
-    ordered = oldest_first([*instances, unknown], tmp_path / "repos")
+    ordered = oldest_first([*instances, unknown], {repo_name: root})
 
     assert [i.id for i in ordered] == ["i-unknown", "i-01", "i-02", "i-03"]
