@@ -442,20 +442,21 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
 
 
 def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
-    """A snapshot's vectors (those no other snapshot uses), graph and BM25 index; (nodes, vectors) deleted."""
-    state = store.snapshot_state(repo, snapshot)
-    vectors = forget_vectors(repo, snapshot, ((state or {}).get("stats") or {}).get("embedding"))
+    """A snapshot's graph, BM25 index and the vectors no snapshot of the repo left in the graph uses; returns
+    (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
+    the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
+    than a snapshot without its vectors."""
+    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
+    if not embedding:
+        return _delete_graph(store, repo, snapshot), 0
+    with open_vector_store(collection_name(embedding["model"], embedding["dim"]), embedding["dim"]) as vectors:
+        deleted = _delete_graph(store, repo, snapshot)
+        return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
+
+
+def _delete_graph(store: GraphStore, repo: str, snapshot: str) -> int:
     deleted = store.delete_snapshot(repo, snapshot)
     shutil.rmtree(bm25_dir(repo, snapshot), ignore_errors=True)
-    return deleted, vectors
-
-
-def forget_vectors(repo: str, snapshot: str, embedding: dict | None) -> int:
-    """Take the snapshot off its vectors; delete the vectors no other snapshot uses. Returns how many went."""
-    if not embedding:
-        return 0
-    with open_vector_store(collection_name(embedding["model"], embedding["dim"]), embedding["dim"]) as vectors:
-        _, deleted = vectors.remove_snapshot(repo, snapshot)
     return deleted
 
 

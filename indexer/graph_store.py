@@ -129,6 +129,10 @@ class GraphStore:
         _, rows = self.read(cypher.load("snapshot_functions"), {"repo": repo, "snapshot": snapshot})
         return [r[0] for r in rows], [r[1] for r in rows]
 
+    def repo_function_hashes(self, repo: str) -> set[str]:
+        """Content hashes of the repo's functions in every snapshot, complete or not (their vectors are in use)."""
+        return {r["content_hash"] for r in self.run_named("repo_function_hashes", repo=repo)}
+
     def delete_snapshot(self, repo: str, snapshot: str, batch: int = 10_000) -> int:
         """Delete a snapshot's graph in bounded transactions, the Snapshot marker last; returns nodes deleted."""
         total = 0

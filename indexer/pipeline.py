@@ -204,7 +204,7 @@ def embed_graph(
         return store.function_code(report.repo, report.snapshot, ids)
 
     with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
-        stats = embed_snapshot(report.repo, report.snapshot, functions, embedder, vectors, progress, code_of)
+        stats = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of)
     report.embedding = stats.to_json()
 
 

@@ -1,8 +1,9 @@
 """Embed stage: every Function of a snapshot gets a vector; code already embedded for this repo is reused.
 
 A point is keyed by (repo, content_hash), so re-indexing another commit embeds only the functions whose id or
-code changed and adds the new snapshot to the others. Vectors are written chunk by chunk: an interrupted
-run loses at most one chunk, and the next run skips what is stored.
+code changed; the others are left untouched (the graph records which snapshots hold them). Vectors are written
+chunk by chunk: an interrupted run loses at most one chunk, and the next run skips what is stored. New vectors
+are then indexed (HNSW) so searches stay fast.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from indexer.graph_schema import Label
 from indexer.model import GraphNode
 from indexer.vectors import VectorStore
 
-CHUNK = 512  # texts embedded and upserted together
+CHUNK = 512  # texts embedded and inserted together
 
 
 @dataclass
@@ -28,15 +29,16 @@ class EmbedStats:
     embedded: int = 0
     reused: int = 0
     seconds: float = 0.0
+    index_seconds: float = 0.0
 
     def to_json(self) -> dict:
         return {"model": self.model, "dim": self.dim, "functions": self.functions, "embedded": self.embedded,
-                "reused": self.reused, "seconds": round(self.seconds, 3)}
+                "reused": self.reused, "seconds": round(self.seconds, 3),
+                "index_seconds": round(self.index_seconds, 3)}
 
 
 def embed_snapshot(
     repo: str,
-    snapshot: str,
     nodes: list[GraphNode],
     embedder: Embedder,
     vectors: VectorStore,
@@ -48,7 +50,7 @@ def embed_snapshot(
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
     stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions))
     missing = vectors.missing(repo, list(functions))
-    stats.reused = vectors.add_snapshot(repo, snapshot, [h for h in functions if h not in missing])
+    stats.reused = len(functions) - len(missing)
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
     todo = [functions[h] for h in missing]
     codeless = [n.id for n in todo if n.code is None]
@@ -61,10 +63,16 @@ def embed_snapshot(
         chunk = todo[start : start + CHUNK]
         texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in chunk]
         embedded = embedder.embed_documents(texts, progress=advance)
-        vectors.upsert(repo, snapshot, [
+        vectors.insert(repo, [
             (n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
             for n, vector in zip(chunk, embedded)
         ])
         stats.embedded += len(chunk)
+    if todo:
+        indexed = progress("indexing vectors", 1)
+        index_started = time.perf_counter()
+        vectors.build_index()
+        stats.index_seconds = time.perf_counter() - index_started
+        indexed(1)
     stats.seconds = time.perf_counter() - started
     return stats

@@ -6,10 +6,12 @@
   `QdrantClient`, it also runs on qdrant-client's local mode, which is how the tests stand in for a server.
 
 A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, so code that does not change is
-embedded once however many snapshots contain it. Payload: repo, snapshots (list), content_hash, node_id, path,
-language, kind; keyword indexes on `repo` and `snapshots`. Neither engine can append to a list atomically, so
-snapshot membership is read-modify-write: points are grouped by their resulting list, one payload write per
-group, and only ids a retrieve confirmed are written (the engines disagree on missing ids).
+embedded once however many snapshots contain it. Points are immutable: payload repo, content_hash, node_id,
+path, language, kind, with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
+graph knows it (every Function node carries its content_hash), and a search takes a `members` callback that
+says which hits belong to the wanted snapshot. Keeping membership out of the payload is what lets the points
+stay in HNSW segments: Qdrant moves any point whose payload changes out of its indexed segment, so a
+per-snapshot list rewritten on every commit kept the store unindexed (bench/results/embed.md).
 
 The algorithms live in `VectorStore`; adapters supply a handful of engine primitives, so both run the same logic
 and the integration tests check the two give the same answers.
@@ -23,7 +25,7 @@ import time
 import uuid
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha256
@@ -39,16 +41,20 @@ from indexer.settings import spider_home
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
 
 REPO = "repo"
-SNAPSHOTS = "snapshots"
 CONTENT_HASH = "content_hash"
 NODE_ID = "node_id"
-INDEXED_FIELDS = (REPO, SNAPSHOTS)
+HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search reads of the payload
 
 UPSERT_BATCH = 256  # points per insert request
-ID_BATCH = 1024  # ids per retrieve / set-payload / delete request
+ID_BATCH = 1024  # ids per retrieve / delete request
 SCROLL_PAGE = 1024
 TIE_MARGIN = 16  # extra hits fetched so equal scores at the cut are ordered by node_id, not by engine order
 TIE_EPSILON = 1e-6  # cosine scores closer than this are equal (float noise between engines is ~1e-7)
+HNSW_EF_MIN = 512  # search ef floor; top-45 at ef 512: recall 0.999 vs exact on real vectors (bench/results/embed.md)
+# Each repository's HNSW graph: links per node and build beam. Measured on real vectors (110k points, 177 issue
+# queries, three builds each): worst query's top-45 recall >= 0.978; with 16 / 100 it was 0.91, once 0.3.
+HNSW_M = 32
+HNSW_EF_CONSTRUCT = 200
 EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard before giving up
 
 Point = tuple[str, Sequence[float] | np.ndarray, dict[str, Any]]  # (content_hash, vector, {node_id, path, …})
@@ -59,9 +65,9 @@ class Hit:
     node_id: str
     score: float  # cosine similarity
     content_hash: str
-    path: str | None = None
-    language: str | None = None
-    kind: str | None = None
+
+
+Members = Callable[[list[Hit]], Collection[str]]  # hits -> the content hashes among them in the wanted snapshot
 
 
 def collection_name(model_name: str, dim: int) -> str:
@@ -114,7 +120,7 @@ def _batches(items: Sequence, size: int) -> Iterator[Sequence]:
 
 
 class VectorStore(ABC):
-    """The port. One collection (one embedding model) of function embeddings, filtered by repo and snapshot."""
+    """The port. One collection (one embedding model) of function embeddings, filtered by repo."""
 
     collection: str
     dim: int
@@ -122,18 +128,16 @@ class VectorStore(ABC):
     # ---- public operations -------------------------------------------------------------------------------
 
     def missing(self, repo: str, content_hashes: Iterable[str]) -> set[str]:
-        """The hashes that have no point yet in `repo` (to embed before `upsert`)."""
+        """The hashes that have no point yet in `repo` (to embed before `insert`)."""
         by_id = {point_id(repo, h): h for h in content_hashes}
-        found = self._snapshots_of(list(by_id))
+        found: set[str] = set()
+        for batch in _batches(list(by_id), ID_BATCH):
+            found |= self._existing(list(batch))
         return {h for pid, h in by_id.items() if pid not in found}
 
-    def upsert(self, repo: str, snapshot: str, points: Iterable[Point]) -> int:
-        """Store (content_hash, vector, payload) points of `repo` as members of `snapshot`; returns how many were new.
-
-        A point that already exists keeps its vector and gains `snapshot` in its list. New points are written
-        insert-only, then every point's list is re-read, so a point inserted meanwhile by someone else still
-        gets `snapshot`.
-        """
+    def insert(self, repo: str, points: Iterable[Point]) -> int:
+        """Store (content_hash, vector, payload) points of `repo`; returns how many were new. A point that exists
+        keeps its vector (same repo and content hash: same code, same embedding)."""
         prepared: dict[str, tuple[np.ndarray, dict[str, Any]]] = {}
         for content_hash, vector, payload in points:
             pid = point_id(repo, content_hash)
@@ -141,56 +145,61 @@ class VectorStore(ABC):
                 continue
             if NODE_ID not in payload:
                 raise ValueError(f"payload of {content_hash} has no {NODE_ID}")
-            stored = {**payload, REPO: repo, SNAPSHOTS: [snapshot], CONTENT_HASH: content_hash}
-            prepared[pid] = (self._vector(vector), stored)
-        ids = list(prepared)
-        existing = self._snapshots_of(ids)
+            prepared[pid] = (self._vector(vector), {**payload, REPO: repo, CONTENT_HASH: content_hash})
+        existing: set[str] = set()
+        for batch in _batches(list(prepared), ID_BATCH):
+            existing |= self._existing(list(batch))
         fresh = [(pid, vec, payload) for pid, (vec, payload) in prepared.items() if pid not in existing]
         for batch in _batches(fresh, UPSERT_BATCH):
             self._insert(list(batch))
-        self._add(snapshot, self._snapshots_of(ids))
         return len(fresh)
 
-    def add_snapshot(self, repo: str, snapshot: str, content_hashes: Iterable[str]) -> int:
-        """Make the existing points of these hashes members of `snapshot`; returns how many exist (unknown hashes
-        are skipped: find them with `missing` and `upsert` them)."""
-        found = self._snapshots_of(list(dict.fromkeys(point_id(repo, h) for h in content_hashes)))
-        self._add(snapshot, found)
-        return len(found)
+    def search(
+        self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Members | None = None,
+    ) -> list[Hit]:
+        """The top-`limit` cosine neighbours among the points of `repo` that `members` accepts (all of them
+        without it): exact where the engine has no HNSW index yet, HNSW with ef >= 1.5 x the candidates fetched
+        where it has one.
 
-    def search(self, vector: Sequence[float] | np.ndarray, repo: str, snapshot: str, limit: int = 100) -> list[Hit]:
-        """Exact top-`limit` cosine neighbours among the points of `repo` in `snapshot`.
-
-        Ordered as `order_hits` says (score descending, equal scores by node_id), whatever order the engine gave.
+        `members(hits)` returns the content hashes among `hits` that belong to the wanted snapshot; candidates
+        are fetched in growing rounds until enough are members (one round when the snapshot holds most of the
+        repo's points, as it does for any recent commit). Ordered as `order_hits` says (score descending, equal
+        scores by node_id), whatever order the engine gave.
         """
         if limit <= 0:
             return []
-        rows = self._query(self._vector(vector), repo, snapshot, limit + TIE_MARGIN)
-        hits = [
-            Hit(
-                node_id=payload[NODE_ID], score=float(score), content_hash=payload[CONTENT_HASH],
-                path=payload.get("path"), language=payload.get("language"), kind=payload.get("kind"),
-            )
-            for _, score, payload in rows
-        ]
-        return order_hits(hits)[:limit]
+        query = self._vector(vector)
+        wanted = limit + TIE_MARGIN
+        fetch = wanted if members is None else wanted + wanted // 4  # most of a repo is in its newest snapshots
+        verdicts: dict[str, bool] = {}  # content_hash -> member, asked once per hash across rounds
+        while True:
+            rows = self._query(query, repo, fetch, max(HNSW_EF_MIN, fetch * 3 // 2))
+            hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, payload in rows]
+            if members is not None:
+                unknown = [hit for hit in hits if hit.content_hash not in verdicts]
+                accepted = set(members(unknown)) if unknown else set()
+                verdicts.update((hit.content_hash, hit.content_hash in accepted) for hit in unknown)
+                hits = [hit for hit in hits if verdicts[hit.content_hash]]
+            if len(hits) >= wanted or len(rows) < fetch:
+                return order_hits(hits)[:limit]
+            share = max(len(hits) / len(rows), 1 / 16)  # of the candidates, how many were members
+            fetch = max(2 * fetch, int(wanted / share * 1.25))
 
-    def remove_snapshot(self, repo: str, snapshot: str) -> tuple[int, int]:
-        """Drop `snapshot` from every point of `repo`; delete points left in no snapshot. Returns (updated, deleted)."""
-        members = list(self._scroll(repo, snapshot))  # read everything first: writes would move the scroll
-        groups: dict[tuple[str, ...], list[str]] = {}
-        orphans: list[str] = []
-        for pid, snapshots in members:
-            rest = tuple(sorted(set(snapshots) - {snapshot}))
-            (groups.setdefault(rest, []) if rest else orphans).append(pid)
-        self._write_groups(groups)
-        for batch in _batches(orphans, ID_BATCH):
+    def delete_unused(self, repo: str, used: Collection[str]) -> int:
+        """Delete the points of `repo` whose content hash is not in `used` (the hashes of every snapshot of
+        `repo` left in the graph); returns how many went."""
+        doomed = [pid for pid, content_hash in self._scroll(repo) if content_hash not in used]  # read, then write
+        for batch in _batches(doomed, ID_BATCH):
             self._delete(list(batch))
-        return sum(map(len, groups.values())), len(orphans)
+        return len(doomed)
 
-    def count(self, repo: str | None = None, snapshot: str | None = None) -> int:
-        """Points in the collection, in `repo`, in `snapshot` (of any repo) or in both."""
-        return self._count(repo, snapshot)
+    def count(self, repo: str | None = None) -> int:
+        """Points in the collection, or in `repo`."""
+        return self._count(repo)
+
+    def build_index(self) -> None:
+        """Index what was inserted since the last call (HNSW), so searches stay fast as the store grows."""
+        self._build_index()
 
     def close(self) -> None:
         self._close()
@@ -209,51 +218,33 @@ class VectorStore(ABC):
             raise ValueError(f"vector of shape {array.shape} given to a collection of size {self.dim}")
         return array
 
-    def _snapshots_of(self, ids: list[str]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for batch in _batches(ids, ID_BATCH):
-            found.update(self._retrieve(list(batch)))
-        return found
-
-    def _add(self, snapshot: str, current: dict[str, list[str]]) -> None:
-        groups: dict[tuple[str, ...], list[str]] = {}
-        for pid, snapshots in current.items():
-            if snapshot not in snapshots:
-                groups.setdefault(tuple(sorted({*snapshots, snapshot})), []).append(pid)
-        self._write_groups(groups)
-
-    def _write_groups(self, groups: dict[tuple[str, ...], list[str]]) -> None:
-        for snapshots, ids in sorted(groups.items()):
-            for batch in _batches(ids, ID_BATCH):
-                self._set_snapshots(list(batch), list(snapshots))
-
     # ---- engine primitives (ids are canonical UUID strings) -----------------------------------------------
 
     @abstractmethod
-    def _retrieve(self, ids: list[str]) -> dict[str, list[str]]:
-        """id -> snapshots for the ids that exist."""
+    def _existing(self, ids: list[str]) -> set[str]:
+        """The ids that exist."""
 
     @abstractmethod
     def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         """Insert-only: an id that exists already is left as it is."""
 
     @abstractmethod
-    def _set_snapshots(self, ids: list[str], snapshots: list[str]) -> None:
-        """Set the `snapshots` payload key of existing points (other keys untouched)."""
-
-    @abstractmethod
     def _delete(self, ids: list[str]) -> None: ...
 
     @abstractmethod
-    def _scroll(self, repo: str, snapshot: str) -> Iterator[tuple[str, list[str]]]:
-        """(id, snapshots) of every point of `repo` in `snapshot`."""
+    def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
+        """(id, content_hash) of every point of `repo`."""
 
     @abstractmethod
-    def _query(self, vector: np.ndarray, repo: str, snapshot: str, limit: int) -> list[tuple[str, float, dict]]:
-        """Exact filtered nearest neighbours as (id, score, payload)."""
+    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
+        """Nearest neighbours among `repo`'s points as (score, {node_id, content_hash}), best first; `ef` for
+        HNSW-indexed segments."""
 
     @abstractmethod
-    def _count(self, repo: str | None, snapshot: str | None) -> int: ...
+    def _count(self, repo: str | None) -> int: ...
+
+    @abstractmethod
+    def _build_index(self) -> None: ...
 
     @abstractmethod
     def _close(self) -> None: ...
@@ -263,7 +254,10 @@ class VectorStore(ABC):
 
 
 class EdgeVectorStore(VectorStore):
-    """A Qdrant Edge shard in `directory` (created on first use), WAL on, exact search.
+    """A Qdrant Edge shard in `directory` (created on first use), WAL on. Points are searched exactly until
+    `build_index` (Edge's optimize) has put them in HNSW segments: one graph per repository (`repo` is a tenant
+    index, m = 0, payload_m = 32: Qdrant's multitenant layout), because a repo filter over one shared graph
+    lost whole queries (top-45 recall 0.0 for some; bench/results/embed.md).
 
     Only one handle may hold a shard: while another process (or handle) has it, opening retries for
     `lock_wait` seconds, then raises SpiderError.
@@ -278,17 +272,19 @@ class EdgeVectorStore(VectorStore):
         self.dim = dim
         config = E.EdgeConfig(
             vectors=E.EdgeVectorParams(size=dim, distance=E.Distance.Cosine), wal_enabled=True,
+            hnsw_config=E.HnswIndexConfig(m=0, payload_m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
+                                          full_scan_threshold=10_000),
         )
         self._shard = self._open(config, lock_wait)
         try:
-            schema = self._shard.info().payload_schema
-            for field in INDEXED_FIELDS:
-                if field not in schema:
-                    self._shard.update(E.UpdateOperation.create_field_index(field, E.PayloadSchemaType.Keyword))
+            index = self._shard.info().payload_schema.get(REPO)
+            if not getattr(index and index.params, "is_tenant", False):  # a shard from before tenant indexing
+                if index is not None:
+                    self._shard.update(E.UpdateOperation.delete_field_index(REPO))
+                self._shard.update(E.UpdateOperation.create_field_index(REPO, E.KeywordIndexParams(is_tenant=True)))
         except BaseException:
             self._shard.close()  # release the WAL lock
             raise
-        self._exact = E.SearchParams(exact=True)  # Edge builds HNSW only on optimize(); stay exact regardless
 
     def _open(self, config: Any, lock_wait: float):
         E = self._E
@@ -320,15 +316,12 @@ class EdgeVectorStore(VectorStore):
                     f"cannot open the local vector store {self.directory}: {_one_line(message)}"
                 ) from None
 
-    def _filter(self, repo: str | None, snapshot: str | None):
+    def _filter(self, repo: str | None):
         E = self._E
-        must = [E.FieldCondition(key=key, match=E.MatchValue(value))
-                for key, value in ((REPO, repo), (SNAPSHOTS, snapshot)) if value is not None]
-        return E.Filter(must=must) if must else None
+        return None if repo is None else E.Filter(must=[E.FieldCondition(key=REPO, match=E.MatchValue(repo))])
 
-    def _retrieve(self, ids: list[str]) -> dict[str, list[str]]:
-        records = self._shard.retrieve(ids, [SNAPSHOTS], False)  # both flags required despite the stub
-        return {str(r.id): list(r.payload.get(SNAPSHOTS) or []) for r in records}
+    def _existing(self, ids: list[str]) -> set[str]:
+        return {str(r.id) for r in self._shard.retrieve(ids, False, False)}  # both flags required despite the stub
 
     def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         E = self._E
@@ -337,35 +330,35 @@ class EdgeVectorStore(VectorStore):
             update_mode=E.UpdateMode.InsertOnly,
         ))
 
-    def _set_snapshots(self, ids: list[str], snapshots: list[str]) -> None:
-        self._shard.update(self._E.UpdateOperation.set_payload(ids, {SNAPSHOTS: snapshots}))
-
     def _delete(self, ids: list[str]) -> None:
         self._shard.update(self._E.UpdateOperation.delete_points(ids))
 
-    def _scroll(self, repo: str, snapshot: str) -> Iterator[tuple[str, list[str]]]:
+    def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
         E = self._E
         offset = None
         while True:
             records, offset = self._shard.scroll(E.ScrollRequest(
-                offset=offset, limit=SCROLL_PAGE, filter=self._filter(repo, snapshot),
-                with_payload=[SNAPSHOTS], with_vector=False,
+                offset=offset, limit=SCROLL_PAGE, filter=self._filter(repo), with_payload=[CONTENT_HASH],
+                with_vector=False,
             ))
             for r in records:
-                yield str(r.id), list(r.payload.get(SNAPSHOTS) or [])
+                yield str(r.id), r.payload[CONTENT_HASH]
             if offset is None:
                 return
 
-    def _query(self, vector: np.ndarray, repo: str, snapshot: str, limit: int) -> list[tuple[str, float, dict]]:
+    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
         E = self._E
         found = self._shard.query(E.QueryRequest(
-            query=E.Query.Nearest(vector), limit=limit, filter=self._filter(repo, snapshot),
-            with_payload=True, with_vector=False, params=self._exact,
+            query=E.Query.Nearest(vector), limit=limit, filter=self._filter(repo),
+            with_payload=HIT_FIELDS, with_vector=False, params=E.SearchParams(hnsw_ef=ef),
         ))
-        return [(str(p.id), p.score, p.payload or {}) for p in found]
+        return [(p.score, p.payload) for p in found]
 
-    def _count(self, repo: str | None, snapshot: str | None) -> int:
-        return self._shard.count(self._E.CountRequest(exact=True, filter=self._filter(repo, snapshot)))
+    def _count(self, repo: str | None) -> int:
+        return self._shard.count(self._E.CountRequest(exact=True, filter=self._filter(repo)))
+
+    def _build_index(self) -> None:
+        self._shard.optimize()  # Edge has no background optimizer; below its indexing threshold this is a no-op
 
     def _close(self) -> None:
         if self._shard is not None:
@@ -436,6 +429,7 @@ class QdrantServerStore(VectorStore):
                 try:
                     self._client.create_collection(
                         self.collection, vectors_config=M.VectorParams(size=self.dim, distance=M.Distance.COSINE),
+                        hnsw_config=M.HnswConfigDiff(m=0, payload_m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT),
                     )
                 except UnexpectedResponse as exc:
                     if exc.status_code != 409:  # 409: another worker created it first
@@ -448,21 +442,19 @@ class QdrantServerStore(VectorStore):
                 )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # local mode: "Payload indexes have no effect"
-                for field in INDEXED_FIELDS:
-                    self._client.create_payload_index(
-                        self.collection, field_name=field, field_schema=M.PayloadSchemaType.KEYWORD, wait=True,
-                    )
+                self._client.create_payload_index(
+                    self.collection, field_name=REPO, wait=True,
+                    field_schema=M.KeywordIndexParams(type=M.KeywordIndexType.KEYWORD, is_tenant=True),
+                )
 
-    def _filter(self, repo: str | None, snapshot: str | None):
+    def _filter(self, repo: str | None):
         M = self._M
-        must = [M.FieldCondition(key=key, match=M.MatchValue(value=value))
-                for key, value in ((REPO, repo), (SNAPSHOTS, snapshot)) if value is not None]
-        return M.Filter(must=must) if must else None
+        return None if repo is None else M.Filter(must=[M.FieldCondition(key=REPO, match=M.MatchValue(value=repo))])
 
-    def _retrieve(self, ids: list[str]) -> dict[str, list[str]]:
+    def _existing(self, ids: list[str]) -> set[str]:
         with self._errors():
-            records = self._client.retrieve(self.collection, ids=ids, with_payload=[SNAPSHOTS], with_vectors=False)
-        return {str(r.id): list((r.payload or {}).get(SNAPSHOTS) or []) for r in records}
+            records = self._client.retrieve(self.collection, ids=ids, with_payload=False, with_vectors=False)
+        return {str(r.id) for r in records}
 
     def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         M = self._M
@@ -473,39 +465,38 @@ class QdrantServerStore(VectorStore):
                 update_mode=M.UpdateMode.INSERT_ONLY, wait=True,
             )
 
-    def _set_snapshots(self, ids: list[str], snapshots: list[str]) -> None:
-        with self._errors():
-            self._client.set_payload(self.collection, payload={SNAPSHOTS: snapshots}, points=ids, wait=True)
-
     def _delete(self, ids: list[str]) -> None:
         with self._errors():
             self._client.delete(self.collection, points_selector=self._M.PointIdsList(points=ids), wait=True)
 
-    def _scroll(self, repo: str, snapshot: str) -> Iterator[tuple[str, list[str]]]:
+    def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
         offset = None
         while True:
             with self._errors():
                 records, offset = self._client.scroll(
-                    self.collection, scroll_filter=self._filter(repo, snapshot), limit=SCROLL_PAGE, offset=offset,
-                    with_payload=[SNAPSHOTS], with_vectors=False,
+                    self.collection, scroll_filter=self._filter(repo), limit=SCROLL_PAGE, offset=offset,
+                    with_payload=[CONTENT_HASH], with_vectors=False,
                 )
             for r in records:
-                yield str(r.id), list((r.payload or {}).get(SNAPSHOTS) or [])
+                yield str(r.id), r.payload[CONTENT_HASH]
             if offset is None:
                 return
 
-    def _query(self, vector: np.ndarray, repo: str, snapshot: str, limit: int) -> list[tuple[str, float, dict]]:
+    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
         with self._errors(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # local mode: "search_params are not supported" (it is exact anyway)
             found = self._client.query_points(
-                self.collection, query=vector.tolist(), limit=limit, query_filter=self._filter(repo, snapshot),
-                search_params=self._M.SearchParams(exact=True), with_payload=True, with_vectors=False,
+                self.collection, query=vector.tolist(), limit=limit, query_filter=self._filter(repo),
+                search_params=self._M.SearchParams(hnsw_ef=ef), with_payload=HIT_FIELDS, with_vectors=False,
             ).points
-        return [(str(p.id), p.score, p.payload or {}) for p in found]
+        return [(p.score, p.payload) for p in found]
 
-    def _count(self, repo: str | None, snapshot: str | None) -> int:
+    def _count(self, repo: str | None) -> int:
         with self._errors():
-            return self._client.count(self.collection, count_filter=self._filter(repo, snapshot), exact=True).count
+            return self._client.count(self.collection, count_filter=self._filter(repo), exact=True).count
+
+    def _build_index(self) -> None:
+        """Nothing to do: a Qdrant server indexes new points in the background."""
 
     def _close(self) -> None:
         if self._owns and self._client is not None:

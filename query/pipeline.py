@@ -52,7 +52,7 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     embedder = open_embedder(embed_model or embedding["model"])
     loaded = time.perf_counter()
     with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
-        scored = dense_ranking(embedder, vectors, repo, snapshot, issue, n)
+        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)
     seconds = {"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)}
     return Ranking(scored, origin, embedder.name, seconds)
 

@@ -23,6 +23,7 @@ from indexer.embedding import open_embedder
 from indexer.pipeline import index_repository
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import collection_name, open_vector_store
+from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
@@ -160,11 +161,11 @@ def commit(root: Path, files: dict[str, str]) -> str:
     return make_repo(root, files)[1]
 
 
-def vectors_of(repo: str, snapshot: str, embedder) -> dict[str, tuple[str, float]]:
+def vectors_of(store, repo: str, snapshot: str, embedder) -> dict[str, tuple[str, float]]:
     """Every point of the snapshot (by content hash): its node id and its score against a fixed probe vector."""
     probe = np.random.default_rng(7).standard_normal(embedder.dim)
     with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
-        hits = vectors.search(probe, repo, snapshot, limit=10_000)
+        hits = vectors.search(probe, repo, limit=10_000, members=snapshot_members(store, repo, snapshot))
     return {h.content_hash: (h.node_id, round(h.score, 6)) for h in hits}
 
 
@@ -172,13 +173,13 @@ def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embed
     """Index `sha` incrementally, then rebuild it in full: same graph. Its vectors must equal those of a full
     index under another repository name, whose points (keyed by repository) are all embedded afresh."""
     report = index_repository(store, str(root), repo=repo, rev=sha)
-    incremental = read_contents(store, repo, sha), vectors_of(repo, sha, embedder)
+    incremental = read_contents(store, repo, sha), vectors_of(store, repo, sha, embedder)
     index_repository(store, str(root), repo=repo, rev=sha, force=True, full=True)
     changes = diff_contents(read_contents(store, repo, sha), incremental[0])
     assert changes.is_empty(), changes
     fresh = f"{repo}-fresh"
     index_repository(store, str(root), repo=fresh, rev=sha, force=True, full=True)
-    assert incremental[1] == vectors_of(fresh, sha, embedder)
+    assert incremental[1] == vectors_of(store, fresh, sha, embedder)
     assert len(incremental[1]) == sum(1 for label, _ in incremental[0].nodes if label == "Function")
     return report.stats()
 

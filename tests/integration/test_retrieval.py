@@ -14,7 +14,7 @@ from indexer.pipeline import IndexReport, graph_of, index_repository, no_progres
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import QdrantServerStore, VectorStore, collection_name, open_vector_store
 from indexer.walk import open_commit, select_files
-from query.dense import dense_ranking
+from query.dense import dense_ranking, snapshot_members
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.test_cli import run_spider, succeeded
 
@@ -93,23 +93,31 @@ def test_reindexing_a_changed_commit_embeds_only_the_changed_functions(indexed, 
     assert again.snapshot == second
     assert again.embedding["embedded"] == 2  # refresh_session_token (new code) and extraHelper (new)
     assert again.embedding["reused"] == 4
-    with vectors_of(open_embedder()) as vectors:
-        assert vectors.count(repo_name, first) == 5 and vectors.count(repo_name, second) == 6
+    embedder = open_embedder()
+    probe = embedder.embed_query(ISSUE)
+    with vectors_of(embedder) as vectors:
         assert vectors.count(repo_name) == 7  # the old refresh_session_token is still used by the first snapshot
+        in_first, in_second = (
+            {(h.node_id, h.content_hash) for h in vectors.search(probe, repo_name, 100, snapshot_members(store, repo_name, sha))}
+            for sha in (first, second))
+    assert len(in_first) == 5 and len(in_second) == 6
+    assert {i for i, _ in in_second} - {i for i, _ in in_first} == {"web/extra.js:extraHelper"}
+    old, new = ({h for i, h in hits if i == "auth/session.py:SessionStore.refresh_session_token"} for hits in (in_first, in_second))
+    assert len(old) == len(new) == 1 and old != new  # each snapshot sees its own version of the changed function
 
 
-def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(indexed, repo_name):
+def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(indexed, store, repo_name):
     root, sha, _ = indexed
     embedder = open_embedder()
     commit = open_commit(str(root))
     selection = select_files(commit)
     graph = graph_of(IndexReport(repo_name, sha, "HEAD"), selection, parse_all(commit, selection.files))
     server = QdrantServerStore(collection_name(embedder.name, embedder.dim), embedder.dim, client=QdrantClient(":memory:"))
-    embed_snapshot(repo_name, sha, graph.nodes, embedder, server, no_progress)
+    embed_snapshot(repo_name, graph.nodes, embedder, server, no_progress)
 
     with vectors_of(embedder) as edge:
-        on_edge = dense_ranking(embedder, edge, repo_name, sha, ISSUE, 10)
-    on_server = dense_ranking(embedder, server, repo_name, sha, ISSUE, 10)
+        on_edge = dense_ranking(embedder, edge, store, repo_name, sha, ISSUE, 10)
+    on_server = dense_ranking(embedder, server, store, repo_name, sha, ISSUE, 10)
 
     assert [i for i, _ in on_edge] == [i for i, _ in on_server] and len(on_edge) == 5
     assert [s for _, s in on_edge] == pytest.approx([s for _, s in on_server], abs=1e-5)

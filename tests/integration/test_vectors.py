@@ -23,6 +23,7 @@ from indexer.errors import SpiderError
 from indexer.vectors import (
     EdgeVectorStore,
     Hit,
+    Members,
     QdrantServerStore,
     VectorStore,
     collection_name,
@@ -35,6 +36,7 @@ pytestmark = pytest.mark.integration
 
 DIM = 384
 COLLECTION = collection_name("test-model", DIM)
+HNSW_POINTS = 8000  # above Edge's default indexing threshold (10,000 KB = 6,667 vectors of 384 floats)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -76,11 +78,17 @@ def ids(hits) -> set[str]:
     return {hit.node_id for hit in hits}
 
 
+def members_of(hashes) -> Members:
+    """A `members` callback over a fixed set of content hashes (the graph plays this part in the product)."""
+    wanted = set(hashes)
+    return lambda hits: {hit.content_hash for hit in hits} & wanted
+
+
 # ---- (1) congruence ---------------------------------------------------------------------------------------------
 
 REPOS = ["org/alpha", "org/beta", "org/gamma"]
 SNAPS = ["s0", "s1", "s2", "s3", "s4"]
-SNAP_P = [0.7, 0.5, 0.5, 0.3, 0.03]  # s4 is rare: some filters match fewer points than the limit
+SNAP_P = [0.7, 0.5, 0.5, 0.3, 0.03]  # s4 is rare: some searches need several rounds and still find fewer than 100
 
 
 def dataset(seed=7, n=3000):
@@ -98,13 +106,12 @@ def dataset(seed=7, n=3000):
 
 def load(store: VectorStore, rows, vectors) -> None:
     for repo in REPOS:
-        for snap in SNAPS:
-            members = [(i, row) for i, row in enumerate(rows) if row[0] == repo and row[3][0] == snap]
-            store.upsert(repo, snap, [(h, vectors[i], payload(node)) for i, (_, h, node, _) in members])
-    for repo in REPOS:
-        for snap in SNAPS:
-            later = [h for r, h, _, snaps in rows if r == repo and snap in snaps[1:]]
-            assert store.add_snapshot(repo, snap, later) == len(later)
+        mine = [(i, row) for i, row in enumerate(rows) if row[0] == repo]
+        assert store.insert(repo, [(h, vectors[i], payload(node)) for i, (_, h, node, _) in mine]) == len(mine)
+
+
+def members_in(rows, repo, snap) -> Members:
+    return members_of(h for r, h, _, snaps in rows if r == repo and snap in snaps)
 
 
 def brute_force(rows, vectors, query, repo, snap, k=100):
@@ -112,7 +119,7 @@ def brute_force(rows, vectors, query, repo, snap, k=100):
     unit = vectors.astype(np.float64) / np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
     q = query.astype(np.float64) / np.linalg.norm(query.astype(np.float64))
     scored = [Hit(node, float(unit[i] @ q), h)
-              for i, (r, h, node, snaps) in enumerate(rows) if r == repo and snap in snaps]
+              for i, (r, h, node, snaps) in enumerate(rows) if r == repo and (snap is None or snap in snaps)]
     top = order_hits(scored)[:k]
     return [hit.node_id for hit in top], [hit.score for hit in top]
 
@@ -125,15 +132,16 @@ def test_both_adapters_return_the_numpy_brute_force_top_100(tmp_path):
             load(store, rows, vectors)
             assert store.count() == len(rows)
         short = 0
-        for query, repo, snap in queries:
+        for query, repo, snap in queries + [(queries[0][0], REPOS[0], None)]:
             expected_ids, expected_scores = brute_force(rows, vectors, query, repo, snap)
             short += len(expected_ids) < 100
+            members = None if snap is None else members_in(rows, repo, snap)
             for store in (edge, client):
-                hits = store.search(query, repo, snap, limit=100)
+                hits = store.search(query, repo, limit=100, members=members)
                 assert [h.node_id for h in hits] == expected_ids, type(store).__name__
                 assert np.allclose([h.score for h in hits], expected_scores, atol=1e-5, rtol=0)
-            edge_scores = [h.score for h in edge.search(query, repo, snap, 100)]
-            client_scores = [h.score for h in client.search(query, repo, snap, 100)]
+            edge_scores = [h.score for h in edge.search(query, repo, 100, members)]
+            client_scores = [h.score for h in client.search(query, repo, 100, members)]
             assert np.allclose(edge_scores, client_scores, atol=1e-5, rtol=0)
         assert 0 < short < len(queries)  # the data exercise both "fewer matches than the limit" and a real cut
     finally:
@@ -141,65 +149,77 @@ def test_both_adapters_return_the_numpy_brute_force_top_100(tmp_path):
         close_store(client)
 
 
+def test_search_fetches_more_rounds_until_enough_members_and_asks_about_each_hash_once(store):
+    rng = np.random.default_rng(4)
+    hashes = [f"h{i}" for i in range(400)]
+    store.insert("r", points(hashes, rng))
+    rare = set(hashes[::40])  # 10 members among 400 points
+    asked: list[list[str]] = []
+
+    def members(hits):
+        asked.append([h.content_hash for h in hits])
+        return {h.content_hash for h in hits} & rare
+
+    hits = store.search(rng.standard_normal(DIM), "r", limit=5, members=members)
+
+    assert len(hits) == 5 and {h.content_hash for h in hits} <= rare
+    assert len(asked) > 1  # 5 + TIE_MARGIN candidates cannot hold 21 members of 10: it fetched again
+    flat = [h for batch in asked for h in batch]
+    assert len(flat) == len(set(flat)) == 400  # every hash asked about once, then the repo ran out
+    assert store.search(rng.standard_normal(DIM), "r", limit=5, members=lambda hits: set()) == []
+
+
 def test_equal_scores_are_ordered_by_node_id(store):
     rng = np.random.default_rng(3)
     same = rng.standard_normal(DIM)
     names = ["z.py:f", "a.py:f", "m.py:f", "b.py:f", "y.py:f"]
-    store.upsert("r", "s", [(f"h{i}", same, payload(name)) for i, name in enumerate(names)])
-    store.upsert("r", "s", points(["other1", "other2"], rng))
+    store.insert("r", [(f"h{i}", same, payload(name)) for i, name in enumerate(names)])
+    store.insert("r", points(["other1", "other2"], rng))
 
-    hits = store.search(same, "r", "s", limit=3)
+    hits = store.search(same, "r", limit=3)
 
     assert [h.node_id for h in hits] == ["a.py:f", "b.py:f", "m.py:f"]
     assert all(abs(h.score - 1.0) < 1e-5 for h in hits)
 
 
-# ---- (2) snapshot lifecycle ------------------------------------------------------------------------------------
+# ---- (2) lifecycle: insert, reuse, delete what no snapshot uses ------------------------------------------------
 
 
-def test_snapshot_lifecycle(store):
+def test_points_are_per_repo_and_unused_ones_are_deleted(store):
     rng = np.random.default_rng(11)
     old = [f"h{i}" for i in range(10)]
     kept, new = old[:6], ["n0", "n1", "n2"]
     q = rng.standard_normal(DIM)
 
-    assert store.upsert("r", "S1", points(old, rng)) == 10
-    assert store.upsert("other/repo", "S1", points(old, rng)) == 10  # same hashes, another repo: other points
-    assert store.add_snapshot("r", "S2", kept + ["never-stored"]) == 6
-    assert store.upsert("r", "S2", points(new + [kept[0]], rng)) == 3  # kept[0] exists: merged, not re-added
+    assert store.insert("r", points(old, rng)) == 10
+    assert store.insert("other/repo", points(old, rng)) == 10  # same hashes, another repo: other points
+    assert store.insert("r", points(new + [kept[0]], rng)) == 3  # kept[0] exists: left as it is
+    assert (store.count(), store.count("r"), store.count("other/repo"), store.count("nobody")) == (23, 13, 10, 0)
+    assert ids(store.search(q, "r", 100, members_of(kept + new))) == {f"m.py:f_{h}" for h in kept + new}
+    assert ids(store.search(q, "r", 100)) == {f"m.py:f_{h}" for h in old + new}
 
-    assert ids(store.search(q, "r", "S1", 100)) == {f"m.py:f_{h}" for h in old}
-    assert ids(store.search(q, "r", "S2", 100)) == {f"m.py:f_{h}" for h in kept + new}
-    assert store.search(q, "r", "S3", 100) == []
-    assert (store.count(), store.count("r"), store.count("r", "S1"), store.count("r", "S2")) == (23, 13, 10, 9)
-    assert store.count(snapshot="S1") == 20
+    assert store.delete_unused("r", set(kept + new)) == 4
 
-    assert store.remove_snapshot("r", "S1") == (6, 4)
-
-    assert store.search(q, "r", "S1", 100) == []
-    assert ids(store.search(q, "r", "S2", 100)) == {f"m.py:f_{h}" for h in kept + new}
-    assert (store.count(), store.count("r"), store.count("r", "S2")) == (19, 9, 9)
+    assert ids(store.search(q, "r", 100)) == {f"m.py:f_{h}" for h in kept + new}
     assert store.missing("r", old) == set(old[6:])
-    assert store.count("other/repo", "S1") == 10  # untouched
-    assert store.remove_snapshot("r", "S1") == (0, 0)
-    assert store.remove_snapshot("r", "S2") == (0, 9)
+    assert store.count("other/repo") == 10  # untouched
+    assert store.delete_unused("r", set(kept + new)) == 0
+    assert store.delete_unused("r", set()) == 9
     assert (store.count("r"), store.count()) == (0, 10)
 
 
-def test_upsert_batches_and_hits_carry_the_payload(store):
+def test_insert_batches_and_hits_carry_the_node_id_and_content_hash(store):
     rng = np.random.default_rng(5)
     hashes = [f"h{i}" for i in range(1100)]  # more than one insert batch and one id batch
     vectors = {h: rng.standard_normal(DIM) for h in hashes}
 
-    assert store.upsert("r", "S", [(h, vectors[h], payload(f"src/x.py:f{h}")) for h in hashes]) == 1100
-    assert store.upsert("r", "S", [(h, vectors[h], payload(f"src/x.py:f{h}")) for h in hashes]) == 0
-    assert store.add_snapshot("r", "T", hashes) == 1100
+    assert store.insert("r", [(h, vectors[h], payload(f"src/x.py:f{h}")) for h in hashes]) == 1100
+    assert store.insert("r", [(h, vectors[h], payload(f"src/x.py:f{h}")) for h in hashes]) == 0
 
-    top = store.search(vectors["h777"], "r", "T", limit=1)[0]
-    assert (top.node_id, top.content_hash, top.path, top.language, top.kind) == (
-        "src/x.py:fh777", "h777", "src/x.py", "python", "function")
+    top = store.search(vectors["h777"], "r", limit=1)[0]
+    assert (top.node_id, top.content_hash) == ("src/x.py:fh777", "h777")
     assert abs(top.score - 1.0) < 1e-5
-    assert (store.count("r", "S"), store.count("r", "T")) == (1100, 1100)
+    assert store.count("r") == 1100
 
 
 # ---- (3) missing --------------------------------------------------------------------------------------------------
@@ -208,16 +228,16 @@ def test_upsert_batches_and_hits_carry_the_payload(store):
 def test_missing_reports_only_hashes_without_a_point_in_that_repo(store):
     rng = np.random.default_rng(2)
     assert store.missing("r", ["a", "b"]) == {"a", "b"}
-    store.upsert("r", "S", points(["a", "b", "c"], rng))
+    store.insert("r", points(["a", "b", "c"], rng))
 
     assert store.missing("r", ["a", "b", "c", "d", "e"]) == {"d", "e"}
     assert store.missing("r", []) == set()
     assert store.missing("elsewhere", ["a"]) == {"a"}
     # both engines key points by point_id and hand ids back as the same canonical strings
-    assert store._retrieve([point_id("r", "a"), point_id("r", "zz")]) == {point_id("r", "a"): ["S"]}
+    assert store._existing([point_id("r", "a"), point_id("r", "zz")]) == {point_id("r", "a")}
 
 
-# ---- (4) reopen -----------------------------------------------------------------------------------------------------
+# ---- (4) reopen; the HNSW index --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["edge", "client-disk"])
@@ -225,30 +245,51 @@ def test_reopened_store_returns_the_same_results(tmp_path, kind):
     rng = np.random.default_rng(9)
     queries = [rng.standard_normal(DIM) for _ in range(5)]
     store = make_store(kind, tmp_path)
-    store.upsert("r", "S1", points([f"h{i}" for i in range(300)], rng))
-    store.add_snapshot("r", "S2", [f"h{i}" for i in range(0, 300, 3)])
-    before = [store.search(q, "r", "S2", 50) for q in queries]
+    store.insert("r", points([f"h{i}" for i in range(300)], rng))
+    members = members_of(f"h{i}" for i in range(0, 300, 3))
+    before = [store.search(q, "r", 50, members) for q in queries]
     close_store(store)
 
     reopened = make_store(kind, tmp_path)
     try:
-        after = [reopened.search(q, "r", "S2", 50) for q in queries]
+        after = [reopened.search(q, "r", 50, members) for q in queries]
         assert [[(h.node_id, h.content_hash) for h in hits] for hits in after] == [
             [(h.node_id, h.content_hash) for h in hits] for hits in before]
         assert np.allclose([[h.score for h in hits] for hits in after], [[h.score for h in hits] for hits in before],
                            atol=1e-6, rtol=0)  # local mode rescores ~1e-8 differently after a reopen
-        assert (reopened.count("r", "S1"), reopened.count("r", "S2")) == (300, 100)
-        assert reopened.upsert("r", "S3", points(["h0", "new"], rng)) == 1
+        assert reopened.count("r") == 300
+        assert reopened.insert("r", points(["h0", "new"], rng)) == 1
     finally:
         close_store(reopened)
 
 
-def test_edge_shard_keeps_its_payload_indexes(tmp_path):
+def test_edge_shard_keeps_its_tenant_index_on_repo_and_upgrades_a_plain_one(tmp_path):
+    import qdrant_edge as E
+
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
-        store.upsert("r", "S", points(["a"], np.random.default_rng(0)))
+        store.insert("r", points(["a"], np.random.default_rng(0)))
+        store._shard.update(E.UpdateOperation.delete_field_index("repo"))
+        store._shard.update(E.UpdateOperation.create_field_index("repo", E.PayloadSchemaType.Keyword))  # as before
+        assert store._shard.info().payload_schema["repo"].params is None
+    for _ in range(2):
+        with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
+            assert store._shard.info().payload_schema["repo"].params.is_tenant
+            assert ids(store.search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}
+
+
+def test_build_index_puts_edge_points_in_hnsw_and_search_still_finds_them(tmp_path):
+    rng = np.random.default_rng(8)
+    vectors = rng.standard_normal((HNSW_POINTS, DIM)).astype(np.float32)
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
-        schema = store._shard.info().payload_schema
-        assert {"repo", "snapshots"} <= set(schema)
+        store.insert("r", [(f"h{i}", v, payload(f"m.py:f{i}")) for i, v in enumerate(vectors)])
+        store.insert("s", points(["x", "y"], rng))
+        assert store._shard.info().indexed_vectors_count == 0
+        store.build_index()
+        assert store._shard.info().indexed_vectors_count >= HNSW_POINTS
+        for i in rng.choice(HNSW_POINTS, 20, replace=False):
+            near = vectors[i] + 0.1 * rng.standard_normal(DIM)
+            assert store.search(near, "r", limit=5)[0].node_id == f"m.py:f{i}"
+        assert ids(store.search(vectors[0], "s", 10)) == {"m.py:f_x", "m.py:f_y"}  # the repo filter holds in HNSW
 
 
 def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
@@ -386,7 +427,7 @@ def test_rejected_api_key_is_a_one_line_error(monkeypatch):
 
 def test_vectors_of_the_wrong_size_are_refused(store):
     with pytest.raises(ValueError):
-        store.upsert("r", "S", [("h", np.zeros(DIM - 1), payload("m.py:f"))])
+        store.insert("r", [("h", np.zeros(DIM - 1), payload("m.py:f"))])
     with pytest.raises(ValueError):
-        store.search(np.zeros(DIM + 1), "r", "S", 10)
+        store.search(np.zeros(DIM + 1), "r", 10)
     assert store.count() == 0
