@@ -18,7 +18,7 @@ Three phases (`--phases embed,search,der`; each can run alone and is merged into
           repository's older versions (not members) and two other repositories. Vectors: real function
           embeddings copied out of an existing Edge shard (--vectors-from, e.g. the dev evaluation's store) with
           --queries real issue texts as queries, else random unit vectors. p50/p95 of `VectorStore.search`
-          (repo filter, membership callback over a set) for top-500 (DER's candidate pool) and top-20, before
+          (repo filter, the snapshot's content hashes as members) for top-500 (DER's candidate pool) and top-20, before
           `build_index` (exact scan) and after it (HNSW), with recall against a numpy brute force; reopen time.
   der     Indexes the repository for real (`index_repository`, default model) as `bench/<name>-<time>`, then
           times spider-query's path in process: model load (apart), then per issue text embed_query +
@@ -59,7 +59,7 @@ from indexer.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
 from indexer.graph_schema import Label  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
 from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
-from indexer.settings import bm25_dir  # noqa: E402
+from indexer.settings import snapshot_cache_dir  # noqa: E402
 from indexer.vectorize import embed_snapshot  # noqa: E402
 from indexer.vectors import EdgeVectorStore, collection_name, open_vector_store, point_id  # noqa: E402
 from indexer.walk import open_commit, select_files  # noqa: E402
@@ -303,9 +303,9 @@ def search_vectors(args, rng) -> tuple[np.ndarray, np.ndarray, str]:
 
 def phase_search(args) -> dict:
     """One searched snapshot of --points points in a repository that also holds older versions (not members),
-    next to two other repositories. `search` with the snapshot's members (a Python set standing in for the
-    graph) timed before `build_index` (every segment scanned exactly) and after it (HNSW), on the same queries;
-    recall against a numpy brute force over the members."""
+    next to two other repositories. `search` with the snapshot's members (its content hashes, as spider-query
+    reads them from the snapshot's cache) timed before `build_index` (every segment scanned exactly) and after
+    it (HNSW), on the same queries; recall against a numpy brute force over the members."""
     rng = np.random.default_rng(args.seed)
     result: dict = {"loadavg_start": loadavg()}
     t = time.perf_counter()
@@ -339,22 +339,19 @@ def phase_search(args) -> dict:
         result["points_in_searched_snapshot"] = len(members)
         member_vectors = vectors[: args.points]
 
-        def in_snapshot(hits):
-            return {h.content_hash for h in hits} & members
-
         def exact_top(q, k):
             scores = member_vectors @ (q / np.linalg.norm(q))
             return set(np.argsort(-scores)[:k].tolist())
 
         def timed_searches(label: str) -> None:
             for q in queries[:10]:  # warm up
-                store.search(q, target, 500, in_snapshot)
+                store.search(q, target, 500, members)
             result[f"loadavg_during_{label}"] = loadavg()
             for limit in (500, 20):
                 lat, recall = [], []
                 for q in queries:
                     t = time.perf_counter()
-                    hits = store.search(q, target, limit, in_snapshot)
+                    hits = store.search(q, target, limit, members)
                     lat.append(time.perf_counter() - t)
                     got = {int(h.content_hash.split("-")[1]) for h in hits}
                     recall.append(len(got & exact_top(q, limit)) / limit)
@@ -407,7 +404,7 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 def phase_der(args) -> dict:
     from query.bm25 import Bm25Index, snapshot_index
-    from query.dense import snapshot_members
+    from query.dense import snapshot_hashes
     from query.results import ranked
 
     result: dict = {"loadavg_start": loadavg(), "k": args.k}
@@ -436,7 +433,7 @@ def phase_der(args) -> dict:
         result["model_load_in_process_s"] = [round(x, 3) for x in loads]
 
         # BM25: the first query builds the index (from Neo4j) and saves it
-        directory = bm25_dir(repo, snapshot)
+        directory = snapshot_cache_dir(repo, snapshot) / "bm25"
         assert not directory.exists()
         t = time.perf_counter()
         index = snapshot_index(store, repo, snapshot)
@@ -466,7 +463,7 @@ def phase_der(args) -> dict:
         try:
             result["vector_store_points_total"] = vectors.count()
             result["vector_store_points_in_repo"] = vectors.count(repo)
-            members = snapshot_members(store, repo, snapshot)
+            members = snapshot_hashes(store, repo, snapshot)
             for issue in issues[:3]:  # warm up
                 vectors.search(embedder.embed_query(issue["text"]), repo, args.k, members)
                 ranked(store, repo, snapshot, index.search(issue["text"], args.k), "bm25")
@@ -480,7 +477,7 @@ def phase_der(args) -> dict:
                     t0 = time.perf_counter()
                     query = embedder.embed_query(text)
                     t1 = time.perf_counter()
-                    hits = vectors.search(query, repo, args.k, snapshot_members(store, repo, snapshot))
+                    hits = vectors.search(query, repo, args.k, snapshot_hashes(store, repo, snapshot))
                     t2 = time.perf_counter()
                     rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], "dense")
                     t3 = time.perf_counter()
@@ -491,7 +488,7 @@ def phase_der(args) -> dict:
                     parts["der_total"].append(t3 - t0)
                     # the DER candidate pool (N = 500), same query vector
                     t4 = time.perf_counter()
-                    pool = vectors.search(query, repo, 500, snapshot_members(store, repo, snapshot))
+                    pool = vectors.search(query, repo, 500, snapshot_hashes(store, repo, snapshot))
                     t5 = time.perf_counter()
                     ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], "dense")
                     t6 = time.perf_counter()
@@ -549,10 +546,10 @@ def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None)
     with open_vector_store(collection_name(model, dim), dim) as vectors:
         out["vectors_left_in_repo"] = vectors.count(repo)
     out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None
-    parent = bm25_dir(repo, snapshot).parent
+    parent = snapshot_cache_dir(repo, snapshot).parent
     if parent.is_dir() and not any(parent.iterdir()):
         parent.rmdir()
-    out["bm25_dir_left"] = bm25_dir(repo, snapshot).exists()
+    out["cache_dir_left"] = snapshot_cache_dir(repo, snapshot).exists()
     return out
 
 

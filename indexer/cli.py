@@ -19,7 +19,7 @@ from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
-from indexer.settings import BROKER_ENV, QUEUES, bm25_dir, broker_url, spider_home
+from indexer.settings import BROKER_ENV, QUEUES, broker_url, snapshot_cache_dir, spider_home
 from indexer.vectors import collection_name, open_vector_store
 from indexer.walk import open_commit
 
@@ -442,7 +442,7 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
 
 
 def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
-    """A snapshot's graph, BM25 index and the vectors no snapshot of the repo left in the graph uses; returns
+    """A snapshot's graph, query cache and the vectors no snapshot of the repo left in the graph uses; returns
     (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
     the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
     than a snapshot without its vectors."""
@@ -456,7 +456,7 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
 
 def _delete_graph(store: GraphStore, repo: str, snapshot: str) -> int:
     deleted = store.delete_snapshot(repo, snapshot)
-    shutil.rmtree(bm25_dir(repo, snapshot), ignore_errors=True)
+    shutil.rmtree(snapshot_cache_dir(repo, snapshot), ignore_errors=True)
     return deleted
 
 

@@ -17,9 +17,10 @@ def spider_home() -> Path:
     return home
 
 
-def bm25_dir(repo: str, snapshot: str) -> Path:
-    """Where spider-query keeps a snapshot's BM25 index (`spider snapshots delete` removes it)."""
-    return spider_home() / "bm25" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
+def snapshot_cache_dir(repo: str, snapshot: str) -> Path:
+    """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
+    the BM25 index, the functions' content hashes (`spider snapshots delete` removes it)."""
+    return spider_home() / "snapshots" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
 
 
 @dataclass(frozen=True)

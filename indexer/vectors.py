@@ -8,8 +8,8 @@
 A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, so code that does not change is
 embedded once however many snapshots contain it. Points are immutable: payload repo, content_hash, node_id,
 path, language, kind, with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
-graph knows it (every Function node carries its content_hash), and a search takes a `members` callback that
-says which hits belong to the wanted snapshot. Keeping membership out of the payload is what lets the points
+graph knows it (every Function node carries its content_hash), and a search takes the wanted snapshot's
+content hashes as `members`. Keeping membership out of the payload is what lets the points
 stay in HNSW segments: Qdrant moves any point whose payload changes out of its indexed segment, so a
 per-snapshot list rewritten on every commit kept the store unindexed (bench/results/embed.md).
 
@@ -25,7 +25,7 @@ import time
 import uuid
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha256
@@ -44,11 +44,13 @@ REPO = "repo"
 CONTENT_HASH = "content_hash"
 NODE_ID = "node_id"
 HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search reads of the payload
+LEGACY_SNAPSHOTS = "snapshots"  # the payload list of snapshots stores written before membership moved to the graph
 
 UPSERT_BATCH = 256  # points per insert request
 ID_BATCH = 1024  # ids per retrieve / delete request
 SCROLL_PAGE = 1024
 TIE_MARGIN = 16  # extra hits fetched so equal scores at the cut are ordered by node_id, not by engine order
+OVERFETCH_PERCENT = 110  # candidates per expected member: members are not spread evenly among the repo's points
 TIE_EPSILON = 1e-6  # cosine scores closer than this are equal (float noise between engines is ~1e-7)
 HNSW_EF_MIN = 512  # search ef floor; top-45 at ef 512: recall 0.999 vs exact on real vectors (bench/results/embed.md)
 # Each repository's HNSW graph: links per node and build beam. Measured on real vectors (110k points, 177 issue
@@ -65,9 +67,6 @@ class Hit:
     node_id: str
     score: float  # cosine similarity
     content_hash: str
-
-
-Members = Callable[[list[Hit]], Collection[str]]  # hits -> the content hashes among them in the wanted snapshot
 
 
 def collection_name(model_name: str, dim: int) -> str:
@@ -155,35 +154,31 @@ class VectorStore(ABC):
         return len(fresh)
 
     def search(
-        self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Members | None = None,
+        self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Collection[str] | None = None,
     ) -> list[Hit]:
-        """The top-`limit` cosine neighbours among the points of `repo` that `members` accepts (all of them
-        without it): exact where the engine has no HNSW index yet, HNSW with ef >= 1.5 x the candidates fetched
-        where it has one.
+        """The top-`limit` cosine neighbours among the points of `repo` whose content hash is in `members` (the
+        wanted snapshot's functions; None: every point of the repo): exact where the engine has no HNSW index
+        yet, HNSW with ef >= 1.5 x the candidates fetched where it has one.
 
-        `members(hits)` returns the content hashes among `hits` that belong to the wanted snapshot; candidates
-        are fetched in growing rounds until enough are members (one round when the snapshot holds most of the
-        repo's points, as it does for any recent commit). Ordered as `order_hits` says (score descending, equal
+        Candidates are fetched in proportion to the share of the repo's points that are members, and again,
+        twice as many, in the rare case too few were. Ordered as `order_hits` says (score descending, equal
         scores by node_id), whatever order the engine gave.
         """
-        if limit <= 0:
+        if limit <= 0 or (members is not None and not members):
             return []
         query = self._vector(vector)
         wanted = limit + TIE_MARGIN
-        fetch = wanted if members is None else wanted + wanted // 4  # most of a repo is in its newest snapshots
-        verdicts: dict[str, bool] = {}  # content_hash -> member, asked once per hash across rounds
+        fetch = wanted
+        if members is not None:  # wanted / (share of the repo's points that are members) x OVERFETCH_PERCENT %
+            points = max(1, self._count(repo, exact=False))  # an estimate is enough, and exact costs a scan
+            fetch = -(-wanted * points * OVERFETCH_PERCENT // (min(len(members), points) * 100))
         while True:
             rows = self._query(query, repo, fetch, max(HNSW_EF_MIN, fetch * 3 // 2))
-            hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, payload in rows]
-            if members is not None:
-                unknown = [hit for hit in hits if hit.content_hash not in verdicts]
-                accepted = set(members(unknown)) if unknown else set()
-                verdicts.update((hit.content_hash, hit.content_hash in accepted) for hit in unknown)
-                hits = [hit for hit in hits if verdicts[hit.content_hash]]
+            hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, payload in rows
+                    if members is None or payload[CONTENT_HASH] in members]
             if len(hits) >= wanted or len(rows) < fetch:
                 return order_hits(hits)[:limit]
-            share = max(len(hits) / len(rows), 1 / 16)  # of the candidates, how many were members
-            fetch = max(2 * fetch, int(wanted / share * 1.25))
+            fetch *= 2
 
     def delete_unused(self, repo: str, used: Collection[str]) -> int:
         """Delete the points of `repo` whose content hash is not in `used` (the hashes of every snapshot of
@@ -195,7 +190,7 @@ class VectorStore(ABC):
 
     def count(self, repo: str | None = None) -> int:
         """Points in the collection, or in `repo`."""
-        return self._count(repo)
+        return self._count(repo, exact=True)
 
     def build_index(self) -> None:
         """Index what was inserted since the last call (HNSW), so searches stay fast as the store grows."""
@@ -241,7 +236,8 @@ class VectorStore(ABC):
         HNSW-indexed segments."""
 
     @abstractmethod
-    def _count(self, repo: str | None) -> int: ...
+    def _count(self, repo: str | None, exact: bool) -> int:
+        """Points in `repo` (or all); with exact=False the engine's estimate from its payload index."""
 
     @abstractmethod
     def _build_index(self) -> None: ...
@@ -277,7 +273,10 @@ class EdgeVectorStore(VectorStore):
         )
         self._shard = self._open(config, lock_wait)
         try:
-            index = self._shard.info().payload_schema.get(REPO)
+            schema = self._shard.info().payload_schema
+            if LEGACY_SNAPSHOTS in schema:  # membership used to live in the payload: its index only slows opening
+                self._shard.update(E.UpdateOperation.delete_field_index(LEGACY_SNAPSHOTS))
+            index = schema.get(REPO)
             if not getattr(index and index.params, "is_tenant", False):  # a shard from before tenant indexing
                 if index is not None:
                     self._shard.update(E.UpdateOperation.delete_field_index(REPO))
@@ -354,8 +353,8 @@ class EdgeVectorStore(VectorStore):
         ))
         return [(p.score, p.payload) for p in found]
 
-    def _count(self, repo: str | None) -> int:
-        return self._shard.count(self._E.CountRequest(exact=True, filter=self._filter(repo)))
+    def _count(self, repo: str | None, exact: bool) -> int:
+        return self._shard.count(self._E.CountRequest(exact=exact, filter=self._filter(repo)))
 
     def _build_index(self) -> None:
         self._shard.optimize()  # Edge has no background optimizer; below its indexing threshold this is a no-op
@@ -491,9 +490,9 @@ class QdrantServerStore(VectorStore):
             ).points
         return [(p.score, p.payload) for p in found]
 
-    def _count(self, repo: str | None) -> int:
+    def _count(self, repo: str | None, exact: bool) -> int:
         with self._errors():
-            return self._client.count(self.collection, count_filter=self._filter(repo), exact=True).count
+            return self._client.count(self.collection, count_filter=self._filter(repo), exact=exact).count
 
     def _build_index(self) -> None:
         """Nothing to do: a Qdrant server indexes new points in the background."""

@@ -1,7 +1,7 @@
 """BM25 over the same function texts the embeddings see (the paper's SR baseline), persisted per snapshot.
 
-Built the first time a snapshot is queried (or warmed by `spider index`) and kept under
-SPIDER_HOME/bm25/<repo>/<snapshot>/, so a query loads it instead of re-tokenising the repository.
+Built the first time a snapshot is queried and kept under SPIDER_HOME/snapshots/<repo>/<snapshot>/bm25/, so a
+query loads it instead of re-tokenising the repository.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from indexer.embedding import function_text
 from indexer.graph_store import GraphStore
-from indexer.settings import bm25_dir
+from indexer.settings import snapshot_cache_dir
 from query.tokenize import code_tokens
 
 _IDS = "node_ids.json"
@@ -77,7 +77,7 @@ class Bm25Index:
 
 def snapshot_index(store: GraphStore, repo: str, snapshot: str) -> Bm25Index:
     """The snapshot's BM25 index: loaded from disk, or built from the graph's function code and saved."""
-    directory = bm25_dir(repo, snapshot)
+    directory = snapshot_cache_dir(repo, snapshot) / "bm25"
     index = Bm25Index.load(directory)
     if index is None:
         ids, codes = store.function_texts(repo, snapshot)

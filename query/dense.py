@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import os
+
+import cypher
 from indexer.embedding import Embedder
 from indexer.graph_store import GraphStore
-from indexer.vectors import Hit, Members, VectorStore
-from query.results import function_info
+from indexer.settings import snapshot_cache_dir
+from indexer.vectors import VectorStore
+
+_HASHES = "function_hashes.txt"
 
 
-def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
-    """A vector search's `members`: the hits whose (node id, content hash) is a Function of the snapshot in the
-    graph, which is where snapshot membership lives."""
-
-    def members(hits: list[Hit]) -> set[str]:
-        where = function_info(store, repo, snapshot, [hit.node_id for hit in hits])
-        return {hit.content_hash for hit in hits if where.get(hit.node_id, {}).get("content_hash") == hit.content_hash}
-
-    return members
+def snapshot_hashes(store: GraphStore, repo: str, snapshot: str) -> set[str]:
+    """The content hashes of the snapshot's functions (a content hash covers the id and the code), which are the
+    snapshot's members in the vector store: read from the snapshot's query cache, or from the graph and cached."""
+    path = snapshot_cache_dir(repo, snapshot) / _HASHES
+    if path.is_file():
+        return set(path.read_text().split())
+    _, rows = store.read(cypher.load("snapshot_function_hashes"), {"repo": repo, "snapshot": snapshot})
+    hashes = {row[0] for row in rows}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f"{_HASHES}.{os.getpid()}.tmp")
+    staging.write_text("\n".join(sorted(hashes)))
+    staging.replace(path)  # a reader never sees half a file
+    return hashes
 
 
 def dense_ranking(
@@ -24,5 +33,5 @@ def dense_ranking(
 ) -> list[tuple[str, float]]:
     """Top-n (node id, cosine score), best first, ties by node id."""
     query = embedder.embed_query(issue)
-    hits = vectors.search(query, repo, limit=n, members=snapshot_members(store, repo, snapshot))
+    hits = vectors.search(query, repo, limit=n, members=snapshot_hashes(store, repo, snapshot))
     return [(hit.node_id, hit.score) for hit in hits]

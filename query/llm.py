@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import anthropic
 import httpx
 
 from indexer.errors import SpiderError
@@ -64,9 +63,13 @@ class AnthropicBackend:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
         self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
+
+        self.sdk = anthropic
         self.client = anthropic.Anthropic(timeout=timeout_seconds(), max_retries=RETRIES)
 
     def complete(self, system: str, user: str) -> Completion:
+        anthropic = self.sdk
         try:
             message = self.client.messages.create(
                 model=self.model, max_tokens=MAX_TOKENS, temperature=TEMPERATURE, system=system,

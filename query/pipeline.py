@@ -13,7 +13,7 @@ from indexer.embedding import open_embedder
 from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from indexer.graph_store import GraphStore
-from indexer.vectors import collection_name, open_vector_store
+from indexer.vectors import VectorStore, collection_name, open_vector_store
 from query.bm25 import snapshot_index
 from query.dense import dense_ranking
 from query.exchange import exchange
@@ -40,7 +40,9 @@ class Ranking:
 
 
 def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: str, n: int,
-                embed_model: str | None = None) -> Ranking:
+                embed_model: str | None = None, vectors: VectorStore | None = None) -> Ranking:
+    """Dense or BM25 top-n. Dense opens the vector store for the query unless a process that keeps it open
+    (it is single-process on Edge) passes it as `vectors`."""
     start = time.perf_counter()
     if origin == "bm25":
         scored = snapshot_index(store, repo, snapshot).search(issue, n)
@@ -51,8 +53,11 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
                           "re-index it without --no-embed, or use --method bm25 or spisr")
     embedder = open_embedder(embed_model or embedding["model"])
     loaded = time.perf_counter()
-    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+    if vectors is not None:
         scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)
+    else:
+        with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as opened:
+            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n)
     seconds = {"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)}
     return Ranking(scored, origin, embedder.name, seconds)
 

@@ -23,7 +23,6 @@ from indexer.errors import SpiderError
 from indexer.vectors import (
     EdgeVectorStore,
     Hit,
-    Members,
     QdrantServerStore,
     VectorStore,
     collection_name,
@@ -78,12 +77,6 @@ def ids(hits) -> set[str]:
     return {hit.node_id for hit in hits}
 
 
-def members_of(hashes) -> Members:
-    """A `members` callback over a fixed set of content hashes (the graph plays this part in the product)."""
-    wanted = set(hashes)
-    return lambda hits: {hit.content_hash for hit in hits} & wanted
-
-
 # ---- (1) congruence ---------------------------------------------------------------------------------------------
 
 REPOS = ["org/alpha", "org/beta", "org/gamma"]
@@ -110,8 +103,8 @@ def load(store: VectorStore, rows, vectors) -> None:
         assert store.insert(repo, [(h, vectors[i], payload(node)) for i, (_, h, node, _) in mine]) == len(mine)
 
 
-def members_in(rows, repo, snap) -> Members:
-    return members_of(h for r, h, _, snaps in rows if r == repo and snap in snaps)
+def members_in(rows, repo, snap) -> set[str]:
+    return {h for r, h, _, snaps in rows if r == repo and snap in snaps}
 
 
 def brute_force(rows, vectors, query, repo, snap, k=100):
@@ -149,24 +142,25 @@ def test_both_adapters_return_the_numpy_brute_force_top_100(tmp_path):
         close_store(client)
 
 
-def test_search_fetches_more_rounds_until_enough_members_and_asks_about_each_hash_once(store):
+def test_search_fetches_by_the_members_share_and_again_when_too_few_were_members(store):
     rng = np.random.default_rng(4)
-    hashes = [f"h{i}" for i in range(400)]
-    store.insert("r", points(hashes, rng))
-    rare = set(hashes[::40])  # 10 members among 400 points
-    asked: list[list[str]] = []
+    vectors = {f"h{i}": rng.standard_normal(DIM) for i in range(400)}
+    store.insert("r", [(h, v, payload(f"m.py:{h}")) for h, v in vectors.items()])
+    q = rng.standard_normal(DIM)
+    near = sorted(vectors, key=lambda h: -float(vectors[h] @ q) / np.linalg.norm(vectors[h]))
+    rounds: list[int] = []
+    engine = store._query
+    store._query = lambda *args: rounds.append(args[2]) or engine(*args)
 
-    def members(hits):
-        asked.append([h.content_hash for h in hits])
-        return {h.content_hash for h in hits} & rare
+    hits = store.search(q, "r", limit=5, members=set(near[-40:]))  # 40 of 400, all far from the query
 
-    hits = store.search(rng.standard_normal(DIM), "r", limit=5, members=members)
-
-    assert len(hits) == 5 and {h.content_hash for h in hits} <= rare
-    assert len(asked) > 1  # 5 + TIE_MARGIN candidates cannot hold 21 members of 10: it fetched again
-    flat = [h for batch in asked for h in batch]
-    assert len(flat) == len(set(flat)) == 400  # every hash asked about once, then the repo ran out
-    assert store.search(rng.standard_normal(DIM), "r", limit=5, members=lambda hits: set()) == []
+    assert [h.content_hash for h in hits] == near[-40:][:5]
+    assert rounds[0] == 231  # (5 + TIE_MARGIN) / (40 / 400) x 1.1: what the share predicts
+    assert rounds[1:] == [462]  # those 231 were the nearest, so none were members: twice as many
+    rounds.clear()
+    assert store.search(q, "r", limit=5, members=set()) == [] and rounds == []
+    assert [h.content_hash for h in store.search(q, "r", limit=3, members=set(near))] == near[:3]
+    assert rounds == [21]  # every point a member: (3 + TIE_MARGIN) x 1.1, rounded up
 
 
 def test_equal_scores_are_ordered_by_node_id(store):
@@ -195,7 +189,7 @@ def test_points_are_per_repo_and_unused_ones_are_deleted(store):
     assert store.insert("other/repo", points(old, rng)) == 10  # same hashes, another repo: other points
     assert store.insert("r", points(new + [kept[0]], rng)) == 3  # kept[0] exists: left as it is
     assert (store.count(), store.count("r"), store.count("other/repo"), store.count("nobody")) == (23, 13, 10, 0)
-    assert ids(store.search(q, "r", 100, members_of(kept + new))) == {f"m.py:f_{h}" for h in kept + new}
+    assert ids(store.search(q, "r", 100, set(kept + new))) == {f"m.py:f_{h}" for h in kept + new}
     assert ids(store.search(q, "r", 100)) == {f"m.py:f_{h}" for h in old + new}
 
     assert store.delete_unused("r", set(kept + new)) == 4
@@ -246,7 +240,7 @@ def test_reopened_store_returns_the_same_results(tmp_path, kind):
     queries = [rng.standard_normal(DIM) for _ in range(5)]
     store = make_store(kind, tmp_path)
     store.insert("r", points([f"h{i}" for i in range(300)], rng))
-    members = members_of(f"h{i}" for i in range(0, 300, 3))
+    members = {f"h{i}" for i in range(0, 300, 3)}
     before = [store.search(q, "r", 50, members) for q in queries]
     close_store(store)
 
@@ -263,17 +257,19 @@ def test_reopened_store_returns_the_same_results(tmp_path, kind):
         close_store(reopened)
 
 
-def test_edge_shard_keeps_its_tenant_index_on_repo_and_upgrades_a_plain_one(tmp_path):
+def test_edge_shard_keeps_its_tenant_index_on_repo_and_upgrades_an_old_shard(tmp_path):
     import qdrant_edge as E
 
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
         store.insert("r", points(["a"], np.random.default_rng(0)))
         store._shard.update(E.UpdateOperation.delete_field_index("repo"))
-        store._shard.update(E.UpdateOperation.create_field_index("repo", E.PayloadSchemaType.Keyword))  # as before
+        for field in ("repo", "snapshots"):  # the indexes of a store written before membership left the payload
+            store._shard.update(E.UpdateOperation.create_field_index(field, E.PayloadSchemaType.Keyword))
         assert store._shard.info().payload_schema["repo"].params is None
     for _ in range(2):
         with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
-            assert store._shard.info().payload_schema["repo"].params.is_tenant
+            schema = store._shard.info().payload_schema
+            assert set(schema) == {"repo"} and schema["repo"].params.is_tenant
             assert ids(store.search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}
 
 
