@@ -129,9 +129,7 @@ class VectorStore(ABC):
     def missing(self, repo: str, content_hashes: Iterable[str]) -> set[str]:
         """The hashes that have no point yet in `repo` (to embed before `insert`)."""
         by_id = {point_id(repo, h): h for h in content_hashes}
-        found: set[str] = set()
-        for batch in _batches(list(by_id), ID_BATCH):
-            found |= self._existing(list(batch))
+        found = self._existing_ids(list(by_id))
         return {h for pid, h in by_id.items() if pid not in found}
 
     def insert(self, repo: str, points: Iterable[Point]) -> int:
@@ -145,9 +143,7 @@ class VectorStore(ABC):
             if NODE_ID not in payload:
                 raise ValueError(f"payload of {content_hash} has no {NODE_ID}")
             prepared[pid] = (self._vector(vector), {**payload, REPO: repo, CONTENT_HASH: content_hash})
-        existing: set[str] = set()
-        for batch in _batches(list(prepared), ID_BATCH):
-            existing |= self._existing(list(batch))
+        existing = self._existing_ids(list(prepared))
         fresh = [(pid, vec, payload) for pid, (vec, payload) in prepared.items() if pid not in existing]
         for batch in _batches(fresh, UPSERT_BATCH):
             self._insert(list(batch))
@@ -212,6 +208,12 @@ class VectorStore(ABC):
         if array.shape != (self.dim,):
             raise ValueError(f"vector of shape {array.shape} given to a collection of size {self.dim}")
         return array
+
+    def _existing_ids(self, ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for batch in _batches(ids, ID_BATCH):
+            found |= self._existing(list(batch))
+        return found
 
     # ---- engine primitives (ids are canonical UUID strings) -----------------------------------------------
 
