@@ -458,7 +458,7 @@ def phase_der(args) -> dict:
                                       "load_from_disk_s_median": round(float(np.median(loads)), 3)}
 
         t = time.perf_counter()
-        vectors = open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)
+        vectors = open_vector_store(embedder.name, embedder.dim)
         result["vector_store_open_s"] = round(time.perf_counter() - t, 3)
         try:
             result["vector_store_points_total"] = vectors.count()
@@ -543,7 +543,7 @@ def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None)
     nodes, vectors_deleted = delete_snapshot(store, repo, snapshot)
     out: dict = {"graph_nodes_deleted": nodes, "vectors_deleted": vectors_deleted}
     model, dim = (embedding["model"], embedding["dim"]) if embedding else (DEFAULT_MODEL, DIM)
-    with open_vector_store(collection_name(model, dim), dim) as vectors:
+    with open_vector_store(model, dim) as vectors:
         out["vectors_left_in_repo"] = vectors.count(repo)
     out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None
     parent = snapshot_cache_dir(repo, snapshot).parent

@@ -31,7 +31,7 @@ from environment import machine, spider_commit  # noqa: E402 - bench/environment
 from indexer import neo4j_local  # noqa: E402
 from indexer.embedding import open_embedder  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
-from indexer.vectors import collection_name, open_vector_store  # noqa: E402
+from indexer.vectors import open_vector_store  # noqa: E402
 from query.expand import edges_label, parse_edges  # noqa: E402
 from query.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 from query.pipeline import first_stage, graph_answer  # noqa: E402
@@ -91,7 +91,7 @@ def main() -> None:
         model_load = time.perf_counter() - clock
         embedder = open_embedder(warm.model)
         clock = time.perf_counter()
-        vectors = open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)  # held by the process
+        vectors = open_vector_store(embedder.name, embedder.dim)  # held by the process
         store_open = time.perf_counter() - clock
         try:
             print(f"{args.repo} @ {snapshot[:12]}: {functions} functions; model {warm.model}; first query "

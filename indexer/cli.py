@@ -20,7 +20,7 @@ from indexer.graph_store import GraphStore
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
 from indexer.settings import BROKER_ENV, QUEUES, broker_url, snapshot_cache_dir, spider_home
-from indexer.vectors import collection_name, open_vector_store
+from indexer.vectors import open_vector_store
 from indexer.walk import open_commit
 
 
@@ -449,7 +449,7 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
     embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
     if not embedding:
         return _delete_graph(store, repo, snapshot), 0
-    with open_vector_store(collection_name(embedding["model"], embedding["dim"]), embedding["dim"]) as vectors:
+    with open_vector_store(embedding["model"], embedding["dim"]) as vectors:
         deleted = _delete_graph(store, repo, snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
 

@@ -31,7 +31,7 @@ from indexer.graph_store import GraphStore
 from indexer.parse import ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.vectorize import embed_snapshot
-from indexer.vectors import collection_name, open_vector_store
+from indexer.vectors import open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -203,7 +203,7 @@ def embed_graph(
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
-    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+    with open_vector_store(embedder.name, embedder.dim) as vectors:
         stats = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of)
     report.embedding = stats.to_json()
 
@@ -244,7 +244,7 @@ def index_repository(
     if embedder is not None:
         # So does a vector store another process holds. It is let go at once and taken again only to embed, so
         # queries wait on indexing no longer than that.
-        open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim).close()
+        open_vector_store(embedder.name, embedder.dim).close()
     t = time.perf_counter()
     selection = select_files(commit)
     base = None if full else choose_base(store, commit, report.repo, selection.files)

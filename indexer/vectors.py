@@ -505,9 +505,10 @@ class QdrantServerStore(VectorStore):
         self._client = None
 
 
-def open_vector_store(collection: str, dim: int) -> VectorStore:
-    """The Qdrant server named by QDRANT_URL (and QDRANT_API_KEY) if set, else the local Edge shard
-    SPIDER_HOME/vectors/<collection>/."""
+def open_vector_store(model_name: str, dim: int) -> VectorStore:
+    """The vectors of one embedding model: its collection (`collection_name`) on the Qdrant server named by
+    QDRANT_URL (and QDRANT_API_KEY) if set, else the local Edge shard SPIDER_HOME/vectors/<collection>/."""
+    collection = collection_name(model_name, dim)
     url = os.environ.get("QDRANT_URL")
     if url:
         return QdrantServerStore(collection, dim, url=url, api_key=os.environ.get("QDRANT_API_KEY"))

@@ -13,7 +13,7 @@ from indexer.embedding import open_embedder
 from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from indexer.graph_store import GraphStore
-from indexer.vectors import VectorStore, collection_name, open_vector_store
+from indexer.vectors import VectorStore, open_vector_store
 from query.bm25 import snapshot_index
 from query.dense import dense_ranking
 from query.exchange import exchange
@@ -56,7 +56,7 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     if vectors is not None:
         scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)
     else:
-        with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as opened:
+        with open_vector_store(embedder.name, embedder.dim) as opened:
             scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n)
     seconds = {"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)}
     return Ranking(scored, origin, embedder.name, seconds)

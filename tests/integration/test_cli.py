@@ -16,7 +16,7 @@ import cypher
 from indexer.embedding import open_embedder
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
-from indexer.vectors import collection_name, open_vector_store
+from indexer.vectors import open_vector_store
 from query.dense import snapshot_hashes
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
@@ -291,7 +291,7 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     assert node_count(store, repo_name) == 0
     assert not snapshot_cache_dir(repo_name, first).exists()
     embedder = open_embedder()
-    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+    with open_vector_store(embedder.name, embedder.dim) as vectors:
         assert vectors.count(repo_name) == 0 and sum(vectors_freed) > 0
 
 
@@ -312,7 +312,7 @@ def test_prune_keeps_the_newest_snapshots_and_the_vectors_they_share(tmp_path, s
     rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
     assert [r["snapshot"] for r in rows] == [third]
     embedder = open_embedder()
-    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim) as vectors:
+    with open_vector_store(embedder.name, embedder.dim) as vectors:
         assert vectors.count(repo_name) == 2  # third's one() and two(); two() was shared with second: kept
     again = succeeded(run_spider("snapshots", "prune", "--keep", "1", "--repo", repo_name))
     assert again.startswith("nothing to prune")

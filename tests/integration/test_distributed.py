@@ -17,7 +17,7 @@ import pytest
 
 from indexer import jobs, neo4j_local
 from indexer.embedding import open_embedder
-from indexer.vectors import collection_name, open_vector_store
+from indexer.vectors import open_vector_store
 from indexer.pipeline import index_repository
 from indexer.settings import external_neo4j
 from tests.fixtures.gitrepo import make_repo
@@ -275,7 +275,7 @@ def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, 
     root, sha = make_repo(tmp_path / "repo", FIXTURES["python"].files)
     embedder = open_embedder()
     workers.start(concurrency=1)
-    with open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim):  # held by this process
+    with open_vector_store(embedder.name, embedder.dim):  # held by this process
         job_id = enqueue(root, repo_name, redis_url)
         deadline = time.monotonic() + 60
         while jobs.list_jobs(store, job_id)[0]["stage"] != "embedding":

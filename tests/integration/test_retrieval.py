@@ -42,7 +42,7 @@ ISSUE = "Invoice total is wrong: compute_invoice_total ignores the tax rate for 
 
 
 def vectors_of(embedder: Embedder) -> VectorStore:
-    return open_vector_store(collection_name(embedder.name, embedder.dim), embedder.dim)
+    return open_vector_store(embedder.name, embedder.dim)
 
 
 def spider_query(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -34,7 +34,8 @@ from indexer.vectors import (
 pytestmark = pytest.mark.integration
 
 DIM = 384
-COLLECTION = collection_name("test-model", DIM)
+MODEL = "test-model"
+COLLECTION = collection_name(MODEL, DIM)
 HNSW_POINTS = 8000  # above Edge's default indexing threshold (10,000 KB = 6,667 vectors of 384 floats)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -327,9 +328,9 @@ def spider_env(home: Path) -> dict:
 def test_second_process_on_a_held_edge_shard_gets_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.delenv("QDRANT_URL", raising=False)
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
-    held = open_vector_store(COLLECTION, DIM)
+    held = open_vector_store(MODEL, DIM)
     try:
-        result = subprocess.run([sys.executable, "-c", OPEN_SCRIPT, COLLECTION, str(DIM)],
+        result = subprocess.run([sys.executable, "-c", OPEN_SCRIPT, MODEL, str(DIM)],
                                 env=spider_env(tmp_path), capture_output=True, text=True, timeout=120)
     finally:
         held.close()
@@ -348,12 +349,12 @@ def test_second_process_on_a_held_edge_shard_gets_a_one_line_error(tmp_path, mon
 def test_opening_waits_for_a_process_that_lets_go_soon(tmp_path, monkeypatch):
     monkeypatch.delenv("QDRANT_URL", raising=False)
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, COLLECTION, str(DIM), "1.0"],
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, MODEL, str(DIM), "1.0"],
                               env=spider_env(tmp_path), stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "holding"
         start = time.monotonic()
-        with open_vector_store(COLLECTION, DIM) as store:
+        with open_vector_store(MODEL, DIM) as store:
             waited = time.monotonic() - start
             assert isinstance(store, EdgeVectorStore)
             assert store.count() == 0
@@ -369,7 +370,7 @@ def test_opening_waits_for_a_process_that_lets_go_soon(tmp_path, monkeypatch):
 def test_without_qdrant_url_the_store_is_an_edge_shard_under_spider_home(tmp_path, monkeypatch):
     monkeypatch.delenv("QDRANT_URL", raising=False)
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
-    with open_vector_store(COLLECTION, DIM) as store:
+    with open_vector_store(MODEL, DIM) as store:
         assert isinstance(store, EdgeVectorStore)
     assert (tmp_path / "vectors" / COLLECTION / "segments").is_dir()
 
@@ -382,7 +383,7 @@ def test_unreachable_qdrant_server_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
 
     with pytest.raises(SpiderError) as err:
-        open_vector_store(COLLECTION, DIM)
+        open_vector_store(MODEL, DIM)
 
     message = str(err.value)
     assert message.startswith(f"cannot reach the Qdrant server at http://127.0.0.1:{port}")
@@ -410,7 +411,7 @@ def test_rejected_api_key_is_a_one_line_error(monkeypatch):
     monkeypatch.setenv("QDRANT_API_KEY", "wrong")
     try:
         with pytest.warns(UserWarning, match="insecure"), pytest.raises(SpiderError) as err:
-            open_vector_store(COLLECTION, DIM)
+            open_vector_store(MODEL, DIM)
     finally:
         server.shutdown()
         server.server_close()
