@@ -41,6 +41,7 @@ _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionErro
 
 def make_app() -> Celery:
     broker, unacked_after = broker_url(), visibility_timeout()
+    sweep_every = min(100, max(1, unacked_after // 10))
     app = Celery("spider")
     app.conf.update(
         broker_url=broker or "memory://",
@@ -58,10 +59,13 @@ def make_app() -> Celery:
         worker_max_memory_per_child=2_000_000,  # KiB: a worker that grew past 2 GB is replaced
         # A message a dead worker held is redelivered after this long; longer than any task, so a slow task is
         # never handed to a second worker while it runs. Workers sweep for such messages every tenth of it (kombu's
-        # default sweep, every 100 s whatever the timeout, would dominate a short one).
+        # default sweep, every 100 s whatever the timeout, would dominate a short one). A sweep holds a Redis lock
+        # for milliseconds; kombu lets the lock of a worker killed mid-sweep block every sweep for 300 s, so it
+        # expires after one sweep interval instead.
         broker_transport_options={"visibility_timeout": unacked_after,
-                                  "unacked_restore_interval": min(100, max(1, unacked_after // 10)),
-                                  "unacked_restore_throttle": 1},
+                                  "unacked_restore_interval": sweep_every,
+                                  "unacked_restore_throttle": 1,
+                                  "unacked_mutex_expire": sweep_every},
         task_routes={"spider.parse_batch": {"queue": "parse"}, "spider.write_snapshot": {"queue": "write"},
                      "spider.index_repo": {"queue": "write"}, "spider.embed_snapshot": {"queue": "embed"}},
         task_default_queue="write",
