@@ -18,8 +18,9 @@ Three phases (`--phases embed,search,der`; each can run alone and is merged into
           repository's older versions (not members) and two other repositories. Vectors: real function
           embeddings copied out of an existing Edge shard (--vectors-from, e.g. the dev evaluation's store) with
           --queries real issue texts as queries, else random unit vectors. p50/p95 of `VectorStore.search`
-          (repo filter, the snapshot's content hashes as members) for top-500 (DER's candidate pool) and top-20, before
-          `build_index` (exact scan) and after it (HNSW), with recall against a numpy brute force; reopen time.
+          (repo filter, the snapshot's functions as members) for top-500 (DER's candidate pool) and top-20, before
+          `build_index` (exact scan) and after it (HNSW, on the store closed and opened again, as spider-query
+          finds it), --rounds times over the queries, with recall against a numpy brute force; reopen time.
   der     Indexes the repository for real (`index_repository`, default model) as `bench/<name>-<time>`, then
           times spider-query's path in process: model load (apart), then per issue text embed_query +
           search(k) + `query.results.ranked` (Neo4j) for --issues real issues of that repository from
@@ -61,7 +62,7 @@ from indexer.graph_store import GraphStore  # noqa: E402
 from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
 from indexer.settings import snapshot_cache_dir  # noqa: E402
 from indexer.vectorize import embed_snapshot  # noqa: E402
-from indexer.vectors import EdgeVectorStore, collection_name, open_vector_store, point_id  # noqa: E402
+from indexer.vectors import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
 from indexer.walk import open_commit, select_files  # noqa: E402
 
 INSTANCES = Path("/work/shared/bench/instances.jsonl")
@@ -303,7 +304,7 @@ def search_vectors(args, rng) -> tuple[np.ndarray, np.ndarray, str]:
 
 def phase_search(args) -> dict:
     """One searched snapshot of --points points in a repository that also holds older versions (not members),
-    next to two other repositories. `search` with the snapshot's members (its content hashes, as spider-query
+    next to two other repositories. `search` with the snapshot's members (its functions by point id, as spider-query
     reads them from the snapshot's cache) timed before `build_index` (every segment scanned exactly) and after
     it (HNSW), on the same queries; recall against a numpy brute force over the members."""
     rng = np.random.default_rng(args.seed)
@@ -317,7 +318,7 @@ def phase_search(args) -> dict:
     layout += [(f"bench/search-other-{r}", args.points // 3, False) for r in range(2)]
     tmp = Path(tempfile.mkdtemp(prefix="spider-bench-edge-search-"))
     directory = tmp / collection_name("bench-search", vectors.shape[1])
-    members: set[str] = set()
+    member_functions: list[tuple[str, str]] = []
     start = 0
     try:
         store = EdgeVectorStore(directory, vectors.shape[1])
@@ -327,15 +328,17 @@ def phase_search(args) -> dict:
             for i in range(start, start + count):
                 h = f"{n}-{i:07d}"
                 path = f"pkg{i % 40}/module{i % 700}.py"
-                block.append((h, vectors[i], {"node_id": f"{path}:Class{i % 97}.method_{i}", "path": path,
-                                              "language": "python", "kind": "method"}))
+                node_id = f"{path}:Class{i % 97}.method_{i}"
+                block.append((h, vectors[i], {"node_id": node_id, "path": path, "language": "python",
+                                              "kind": "method"}))
                 if searched:
-                    members.add(h)
+                    member_functions.append((node_id, h))
             store.insert(repo, block)
             start += count
         result["insert_s"] = round(time.perf_counter() - t, 2)
         result["points_total"] = store.count()
         result["points_in_repo"] = store.count(target)
+        members = members_of(target, member_functions)
         result["points_in_searched_snapshot"] = len(members)
         member_vectors = vectors[: args.points]
 
@@ -343,28 +346,28 @@ def phase_search(args) -> dict:
             scores = member_vectors @ (q / np.linalg.norm(q))
             return set(np.argsort(-scores)[:k].tolist())
 
-        def timed_searches(label: str) -> None:
+        def timed_searches(label: str, store: EdgeVectorStore) -> None:
             for q in queries[:10]:  # warm up
                 store.search(q, target, 500, members)
             result[f"loadavg_during_{label}"] = loadavg()
             for limit in (500, 20):
                 lat, recall = [], []
-                for q in queries:
-                    t = time.perf_counter()
-                    hits = store.search(q, target, limit, members)
-                    lat.append(time.perf_counter() - t)
-                    got = {int(h.content_hash.split("-")[1]) for h in hits}
-                    recall.append(len(got & exact_top(q, limit)) / limit)
+                for _ in range(args.rounds):
+                    for q in queries:
+                        t = time.perf_counter()
+                        hits = store.search(q, target, limit, members)
+                        lat.append(time.perf_counter() - t)
+                        got = {int(h.content_hash.split("-")[1]) for h in hits}
+                        recall.append(len(got & exact_top(q, limit)) / limit)
                 result.setdefault("search_ms", {})[f"{label}_top{limit}"] = stats_ms(lat)
                 result.setdefault("recall", {})[f"{label}_top{limit}"] = {
                     "mean": round(float(np.mean(recall)), 4), "min": round(float(np.min(recall)), 4)}
 
-        timed_searches("exact")
+        timed_searches("exact", store)
         t = time.perf_counter()
         store.build_index()
         result["build_index_s"] = round(time.perf_counter() - t, 1)
         result["indexed_vectors"] = store._shard.info().indexed_vectors_count
-        timed_searches("hnsw")
         t = time.perf_counter()
         store.close()
         result["close_s"] = round(time.perf_counter() - t, 3)
@@ -374,6 +377,9 @@ def phase_search(args) -> dict:
             EdgeVectorStore(directory, vectors.shape[1]).close()
             reopen.append(time.perf_counter() - t)
         result["reopen_ms"] = stats_ms(reopen)
+        # Searched as spider-query searches: a store indexed earlier, opened again (not the writer's handle).
+        with EdgeVectorStore(directory, vectors.shape[1]) as reopened:
+            timed_searches("hnsw", reopened)
         result["disk_mb"] = round(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file()) / 1e6, 1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -404,7 +410,7 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 def phase_der(args) -> dict:
     from query.bm25 import Bm25Index, snapshot_index
-    from query.dense import snapshot_hashes
+    from query.dense import snapshot_members
     from query.results import ranked
 
     result: dict = {"loadavg_start": loadavg(), "k": args.k}
@@ -463,7 +469,7 @@ def phase_der(args) -> dict:
         try:
             result["vector_store_points_total"] = vectors.count()
             result["vector_store_points_in_repo"] = vectors.count(repo)
-            members = snapshot_hashes(store, repo, snapshot)
+            members = snapshot_members(store, repo, snapshot)
             for issue in issues[:3]:  # warm up
                 vectors.search(embedder.embed_query(issue["text"]), repo, args.k, members)
                 ranked(store, repo, snapshot, index.search(issue["text"], args.k), "bm25")
@@ -477,7 +483,7 @@ def phase_der(args) -> dict:
                     t0 = time.perf_counter()
                     query = embedder.embed_query(text)
                     t1 = time.perf_counter()
-                    hits = vectors.search(query, repo, args.k, snapshot_hashes(store, repo, snapshot))
+                    hits = vectors.search(query, repo, args.k, snapshot_members(store, repo, snapshot))
                     t2 = time.perf_counter()
                     rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], "dense")
                     t3 = time.perf_counter()
@@ -488,7 +494,7 @@ def phase_der(args) -> dict:
                     parts["der_total"].append(t3 - t0)
                     # the DER candidate pool (N = 500), same query vector
                     t4 = time.perf_counter()
-                    pool = vectors.search(query, repo, 500, snapshot_hashes(store, repo, snapshot))
+                    pool = vectors.search(query, repo, 500, snapshot_members(store, repo, snapshot))
                     t5 = time.perf_counter()
                     ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], "dense")
                     t6 = time.perf_counter()
@@ -700,7 +706,7 @@ def main() -> None:
     ap.add_argument("--vectors-from", help="an Edge shard directory of real function embeddings for the search "
                                            "phase (e.g. ~/.spider/vectors/spider-all-minilm-l6-v2-384)")
     ap.add_argument("--issues", type=int, default=30)
-    ap.add_argument("--rounds", type=int, default=3, help="warm rounds over the issues")
+    ap.add_argument("--rounds", type=int, default=3, help="warm rounds over the issues (der) and queries (search)")
     ap.add_argument("-k", type=int, default=20, help="spider-query's default k")
     ap.add_argument("--cold-runs", type=int, default=3)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "embed"))

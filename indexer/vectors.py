@@ -9,7 +9,8 @@ A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, s
 embedded once however many snapshots contain it. Points are immutable: payload repo, content_hash, node_id,
 path, language, kind, with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
 graph knows it (every Function node carries its content_hash), and a search takes the wanted snapshot's
-content hashes as `members`. Keeping membership out of the payload is what lets the points
+functions as `members` (`members_of`: point key -> node id and content hash), so a search reads no payload at all.
+Keeping membership out of the payload is what lets the points
 stay in HNSW segments: Qdrant moves any point whose payload changes out of its indexed segment, so a
 per-snapshot list rewritten on every commit kept the store unindexed (bench/results/embed.md).
 
@@ -25,7 +26,7 @@ import time
 import uuid
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha256
@@ -43,7 +44,7 @@ SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
 REPO = "repo"
 CONTENT_HASH = "content_hash"
 NODE_ID = "node_id"
-HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search reads of the payload
+HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search without members reads of the payload
 LEGACY_SNAPSHOTS = "snapshots"  # the payload list of snapshots stores written before membership moved to the graph
 
 UPSERT_BATCH = 256  # points per insert request
@@ -52,7 +53,7 @@ SCROLL_PAGE = 1024
 TIE_MARGIN = 16  # extra hits fetched so equal scores at the cut are ordered by node_id, not by engine order
 OVERFETCH_PERCENT = 110  # candidates per expected member: members are not spread evenly among the repo's points
 TIE_EPSILON = 1e-6  # cosine scores closer than this are equal (float noise between engines is ~1e-7)
-HNSW_EF_MIN = 512  # search ef floor; top-45 at ef 512: recall 0.999 vs exact on real vectors (bench/results/embed.md)
+HNSW_EF_MIN = 768  # search ef floor: at 512 one build left one real query's top-20 at recall 0.55 (768: 0.95, ties)
 # Each repository's HNSW graph: links per node and build beam. Measured on real vectors (110k points, 177 issue
 # queries, three builds each): worst query's top-45 recall >= 0.978; with 16 / 100 it was 0.91, once 0.3.
 HNSW_M = 32
@@ -60,6 +61,7 @@ HNSW_EF_CONSTRUCT = 200
 EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard before giving up
 
 Point = tuple[str, Sequence[float] | np.ndarray, dict[str, Any]]  # (content_hash, vector, {node_id, path, …})
+Members = Mapping[int, tuple[str, str]]  # a snapshot's functions: point key (`point_key`) -> (node_id, content_hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +87,23 @@ def collection_name(model_name: str, dim: int) -> str:
     return f"spider-{slug}-{dim}"
 
 
+def _point_uuid(repo: str, content_hash: str) -> uuid.UUID:
+    return uuid.uuid5(SPIDER_NAMESPACE, f"{repo}\n{content_hash}")
+
+
 def point_id(repo: str, content_hash: str) -> str:
     """The point of one piece of code in one repo: uuid5 of (repo, content_hash), as a canonical UUID string."""
-    return str(uuid.uuid5(SPIDER_NAMESPACE, f"{repo}\n{content_hash}"))
+    return str(_point_uuid(repo, content_hash))
+
+
+def point_key(repo: str, content_hash: str) -> int:
+    """`point_id` as the integer of its UUID: what a search matches hits by (no UUID-to-string per hit)."""
+    return _point_uuid(repo, content_hash).int
+
+
+def members_of(repo: str, functions: Iterable[tuple[str, str]]) -> dict[int, tuple[str, str]]:
+    """The `Members` of a snapshot of `repo` from its functions' (node_id, content_hash) pairs."""
+    return {point_key(repo, content_hash): (node_id, content_hash) for node_id, content_hash in functions}
 
 
 def order_hits(hits: Iterable[Hit]) -> list[Hit]:
@@ -99,13 +115,12 @@ def order_hits(hits: Iterable[Hit]) -> list[Hit]:
     """
     ranked = sorted(hits, key=lambda hit: (-hit.score, hit.node_id))
     ordered: list[Hit] = []
-    group: list[Hit] = []
-    for hit in ranked:
-        if group and group[-1].score - hit.score > TIE_EPSILON:
-            ordered.extend(sorted(group, key=lambda h: h.node_id))
-            group = []
-        group.append(hit)
-    ordered.extend(sorted(group, key=lambda h: h.node_id))
+    start = 0
+    for end in range(1, len(ranked) + 1):
+        if end == len(ranked) or ranked[end - 1].score - ranked[end].score > TIE_EPSILON:
+            group = ranked[start:end]
+            ordered.extend(group if len(group) == 1 else sorted(group, key=lambda h: h.node_id))
+            start = end
     return ordered
 
 
@@ -150,15 +165,16 @@ class VectorStore(ABC):
         return len(fresh)
 
     def search(
-        self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Collection[str] | None = None,
+        self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Members | None = None,
     ) -> list[Hit]:
-        """The top-`limit` cosine neighbours among the points of `repo` whose content hash is in `members` (the
-        wanted snapshot's functions; None: every point of the repo): exact where the engine has no HNSW index
-        yet, HNSW with ef >= 1.5 x the candidates fetched where it has one.
+        """The top-`limit` cosine neighbours among the points of `repo` that are `members` (the wanted snapshot's
+        functions, `members_of`; None: every point of the repo): exact where the engine has no HNSW index yet,
+        HNSW with ef >= 1.5 x the candidates fetched where it has one.
 
         Candidates are fetched in proportion to the share of the repo's points that are members, and again,
-        twice as many, in the rare case too few were. Ordered as `order_hits` says (score descending, equal
-        scores by node_id), whatever order the engine gave.
+        twice as many, in the rare case too few were. With members, hits are named from them and no payload is
+        read (reading it was a third of a 500-candidate search). Ordered as `order_hits` says (score
+        descending, equal scores by node_id), whatever order the engine gave.
         """
         if limit <= 0 or (members is not None and not members):
             return []
@@ -169,9 +185,14 @@ class VectorStore(ABC):
             points = max(1, self._count(repo, exact=False))  # an estimate is enough, and exact costs a scan
             fetch = -(-wanted * points * OVERFETCH_PERCENT // (min(len(members), points) * 100))
         while True:
-            rows = self._query(query, repo, fetch, max(HNSW_EF_MIN, fetch * 3 // 2))
-            hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, payload in rows
-                    if members is None or payload[CONTENT_HASH] in members]
+            ef = max(HNSW_EF_MIN, fetch * 3 // 2)
+            if members is None:
+                rows = self._query(query, repo, fetch, ef, payload=True)
+                hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, _, payload in rows]
+            else:
+                rows = self._query(query, repo, fetch, ef, payload=False)
+                found = [(score, members.get(key)) for score, key, _ in rows]
+                hits = [Hit(member[0], score, member[1]) for score, member in found if member is not None]
             if len(hits) >= wanted or len(rows) < fetch:
                 return order_hits(hits)[:limit]
             fetch *= 2
@@ -233,8 +254,11 @@ class VectorStore(ABC):
         """(id, content_hash) of every point of `repo`."""
 
     @abstractmethod
-    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
-        """Nearest neighbours among `repo`'s points as (score, {node_id, content_hash}), best first; `ef` for
+    def _query(
+        self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
+    ) -> list[tuple[float, int, dict | None]]:
+        """Nearest neighbours among `repo`'s points as (score, `point_key`, {node_id, content_hash} if `payload`),
+        best first; `ef` for
         HNSW-indexed segments."""
 
     @abstractmethod
@@ -347,13 +371,15 @@ class EdgeVectorStore(VectorStore):
             if offset is None:
                 return
 
-    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
+    def _query(
+        self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
+    ) -> list[tuple[float, int, dict | None]]:
         E = self._E
         found = self._shard.query(E.QueryRequest(
             query=E.Query.Nearest(vector), limit=limit, filter=self._filter(repo),
-            with_payload=HIT_FIELDS, with_vector=False, params=E.SearchParams(hnsw_ef=ef),
+            with_payload=HIT_FIELDS if payload else False, with_vector=False, params=E.SearchParams(hnsw_ef=ef),
         ))
-        return [(p.score, p.payload) for p in found]
+        return [(p.score, p.id.int, p.payload if payload else None) for p in found]
 
     def _count(self, repo: str | None, exact: bool) -> int:
         return self._shard.count(self._E.CountRequest(exact=exact, filter=self._filter(repo)))
@@ -483,14 +509,17 @@ class QdrantServerStore(VectorStore):
             if offset is None:
                 return
 
-    def _query(self, vector: np.ndarray, repo: str, limit: int, ef: int) -> list[tuple[float, dict]]:
+    def _query(
+        self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
+    ) -> list[tuple[float, int, dict | None]]:
         with self._errors(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # local mode: "search_params are not supported" (it is exact anyway)
             found = self._client.query_points(
                 self.collection, query=vector.tolist(), limit=limit, query_filter=self._filter(repo),
-                search_params=self._M.SearchParams(hnsw_ef=ef), with_payload=HIT_FIELDS, with_vectors=False,
+                search_params=self._M.SearchParams(hnsw_ef=ef), with_payload=HIT_FIELDS if payload else False,
+                with_vectors=False,
             ).points
-        return [(p.score, p.payload) for p in found]
+        return [(p.score, uuid.UUID(str(p.id)).int, p.payload if payload else None) for p in found]
 
     def _count(self, repo: str | None, exact: bool) -> int:
         with self._errors():
@@ -516,6 +545,6 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
 
 
 __all__ = [
-    "EdgeVectorStore", "Hit", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore",
-    "collection_name", "open_vector_store", "order_hits", "point_id",
+    "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore",
+    "collection_name", "members_of", "open_vector_store", "order_hits", "point_id", "point_key",
 ]

@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import cypher
 from indexer.embedding import Embedder
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
-from indexer.vectors import VectorStore
+from indexer.vectors import Members, VectorStore, members_of
 
-_HASHES = "function_hashes.txt"
+_MEMBERS = "function_members.json"
 
 
-def snapshot_hashes(store: GraphStore, repo: str, snapshot: str) -> set[str]:
-    """The content hashes of the snapshot's functions (a content hash covers the id and the code), which are the
-    snapshot's members in the vector store: read from the snapshot's query cache, or from the graph and cached."""
-    path = snapshot_cache_dir(repo, snapshot) / _HASHES
+def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
+    """The snapshot's functions as members of a vector search (point key -> node id, content hash; a content
+    hash covers the id and the code): read from the snapshot's query cache, or from the graph and cached."""
+    path = snapshot_cache_dir(repo, snapshot) / _MEMBERS
     if path.is_file():
-        return set(path.read_text().split())
-    _, rows = store.read(cypher.load("snapshot_function_hashes"), {"repo": repo, "snapshot": snapshot})
-    hashes = {row[0] for row in rows}
+        cached = json.loads(path.read_text())
+        return dict(zip(cached["point_keys"], zip(cached["node_ids"], cached["content_hashes"])))
+    _, rows = store.read(cypher.load("snapshot_function_members"), {"repo": repo, "snapshot": snapshot})
+    members = members_of(repo, rows)  # rows: [id, content_hash]
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f"{_HASHES}.{os.getpid()}.tmp")
-    staging.write_text("\n".join(sorted(hashes)))
+    staging = path.with_name(f"{_MEMBERS}.{os.getpid()}.tmp")
+    staging.write_text(json.dumps({"point_keys": list(members), "node_ids": [m[0] for m in members.values()],
+                                   "content_hashes": [m[1] for m in members.values()]}))
     staging.replace(path)  # a reader never sees half a file
-    return hashes
+    return members
 
 
 def dense_ranking(
@@ -33,5 +36,5 @@ def dense_ranking(
 ) -> list[tuple[str, float]]:
     """Top-n (node id, cosine score), best first, ties by node id."""
     query = embedder.embed_query(issue)
-    hits = vectors.search(query, repo, limit=n, members=snapshot_hashes(store, repo, snapshot))
+    hits = vectors.search(query, repo, limit=n, members=snapshot_members(store, repo, snapshot))
     return [(hit.node_id, hit.score) for hit in hits]

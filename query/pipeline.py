@@ -21,7 +21,7 @@ from query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbour
 from query.learned import LearnedSelector
 from query.llm import AnthropicBackend, LLMSelector, OpenAIBackend
 from query.results import Answer, Result, function_info, located, ranked
-from query.select import AdmitAll, AdmitNone, Candidate, Decision, SelectionRequest, Selector, decide_all
+from query.select import AdmitAll, AdmitNone, Candidate, SelectionRequest, Selector, decide_all
 
 FIRST_STAGE = {"der": "dense", "bm25": "bm25", "spider": "dense", "spisr": "bm25"}
 METHODS = tuple(FIRST_STAGE)

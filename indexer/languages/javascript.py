@@ -22,7 +22,7 @@ made without the frozen dataclass `__init__` (`_raw_class`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 
 from indexer.graph_schema import Label

@@ -17,7 +17,7 @@ from indexer.embedding import open_embedder
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
 from indexer.vectors import open_vector_store
-from query.dense import snapshot_hashes
+from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 
@@ -277,7 +277,7 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     unknown = one_line_error(run_spider("snapshots", "delete", repo_name, "nope"))
     assert unknown == f"spider: error: no snapshot 'nope' of repository '{repo_name}' (see `spider snapshots list`)"
     assert node_count(store, repo_name) == 2 * (3 + 1)  # nothing deleted yet
-    assert len(snapshot_hashes(store, repo_name, first)) == 1  # a query's cache of the snapshot, to be removed too
+    assert len(snapshot_members(store, repo_name, first)) == 1  # a query's cache of the snapshot, to be removed too
     assert snapshot_cache_dir(repo_name, first).is_dir()
 
     vectors_freed = []

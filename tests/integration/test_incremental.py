@@ -23,7 +23,7 @@ from indexer.embedding import open_embedder
 from indexer.pipeline import index_repository
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import open_vector_store
-from query.dense import snapshot_hashes
+from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
@@ -165,7 +165,7 @@ def vectors_of(store, repo: str, snapshot: str, embedder) -> dict[str, tuple[str
     """Every point of the snapshot (by content hash): its node id and its score against a fixed probe vector."""
     probe = np.random.default_rng(7).standard_normal(embedder.dim)
     with open_vector_store(embedder.name, embedder.dim) as vectors:
-        hits = vectors.search(probe, repo, limit=10_000, members=snapshot_hashes(store, repo, snapshot))
+        hits = vectors.search(probe, repo, limit=10_000, members=snapshot_members(store, repo, snapshot))
     return {h.content_hash: (h.node_id, round(h.score, 6)) for h in hits}
 
 

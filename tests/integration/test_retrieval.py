@@ -15,7 +15,7 @@ from indexer.settings import snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import QdrantServerStore, VectorStore, collection_name, open_vector_store
 from indexer.walk import open_commit, select_files
-from query.dense import dense_ranking, snapshot_hashes
+from query.dense import dense_ranking, snapshot_members
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.test_cli import run_spider, succeeded
 
@@ -99,7 +99,7 @@ def test_reindexing_a_changed_commit_embeds_only_the_changed_functions(indexed, 
     with vectors_of(embedder) as vectors:
         assert vectors.count(repo_name) == 7  # the old refresh_session_token is still used by the first snapshot
         in_first, in_second = (
-            {(h.node_id, h.content_hash) for h in vectors.search(probe, repo_name, 100, snapshot_hashes(store, repo_name, sha))}
+            {(h.node_id, h.content_hash) for h in vectors.search(probe, repo_name, 100, snapshot_members(store, repo_name, sha))}
             for sha in (first, second))
     assert len(in_first) == 5 and len(in_second) == 6
     assert {i for i, _ in in_second} - {i for i, _ in in_first} == {"web/extra.js:extraHelper"}
@@ -127,14 +127,15 @@ def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(inde
 def test_dense_membership_is_read_from_the_snapshot_cache_once_written(indexed, store, repo_name):
     _, sha, _ = indexed
     embedder = open_embedder()
-    cache = snapshot_cache_dir(repo_name, sha) / "function_hashes.txt"
+    cache = snapshot_cache_dir(repo_name, sha) / "function_members.json"
     cache.unlink(missing_ok=True)
     with vectors_of(embedder) as vectors:
         ranked = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10)
         assert ranked[0][0] == "billing/invoice.py:compute_invoice_total"
-        assert len(cache.read_text().split()) == 5  # the snapshot's five functions
-        top = vectors.search(embedder.embed_query(ISSUE), repo_name, 1)[0]
-        cache.write_text("\n".join(h for h in cache.read_text().split() if h != top.content_hash))
+        cached = json.loads(cache.read_text())
+        assert len(cached["node_ids"]) == 5  # the snapshot's five functions
+        top = cached["node_ids"].index(ranked[0][0])
+        cache.write_text(json.dumps({key: values[:top] + values[top + 1:] for key, values in cached.items()}))
         again = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10)
     cache.unlink()  # the next query rebuilds it from the graph
     assert [i for i, _ in again] == [i for i, _ in ranked[1:]]

@@ -23,9 +23,11 @@ from indexer.errors import SpiderError
 from indexer.vectors import (
     EdgeVectorStore,
     Hit,
+    Members,
     QdrantServerStore,
     VectorStore,
     collection_name,
+    members_of,
     open_vector_store,
     order_hits,
     point_id,
@@ -104,8 +106,13 @@ def load(store: VectorStore, rows, vectors) -> None:
         assert store.insert(repo, [(h, vectors[i], payload(node)) for i, (_, h, node, _) in mine]) == len(mine)
 
 
-def members_in(rows, repo, snap) -> set[str]:
-    return {h for r, h, _, snaps in rows if r == repo and snap in snaps}
+def members_in(rows, repo, snap) -> Members:
+    return members_of(repo, [(node, h) for r, h, node, snaps in rows if r == repo and snap in snaps])
+
+
+def own(repo, hashes, prefix="m.py:f_") -> Members:
+    """The members of a snapshot holding the `points` of `hashes`."""
+    return members_of(repo, [(f"{prefix}{h}", h) for h in hashes])
 
 
 def brute_force(rows, vectors, query, repo, snap, k=100):
@@ -151,16 +158,16 @@ def test_search_fetches_by_the_members_share_and_again_when_too_few_were_members
     near = sorted(vectors, key=lambda h: -float(vectors[h] @ q) / np.linalg.norm(vectors[h]))
     rounds: list[int] = []
     engine = store._query
-    store._query = lambda *args: rounds.append(args[2]) or engine(*args)
+    store._query = lambda *args, **kwargs: rounds.append(args[2]) or engine(*args, **kwargs)
 
-    hits = store.search(q, "r", limit=5, members=set(near[-40:]))  # 40 of 400, all far from the query
+    hits = store.search(q, "r", limit=5, members=own("r", near[-40:], prefix="m.py:"))  # 40 of 400, all far from the query
 
     assert [h.content_hash for h in hits] == near[-40:][:5]
     assert rounds[0] == 231  # (5 + TIE_MARGIN) / (40 / 400) x 1.1: what the share predicts
     assert rounds[1:] == [462]  # those 231 were the nearest, so none were members: twice as many
     rounds.clear()
-    assert store.search(q, "r", limit=5, members=set()) == [] and rounds == []
-    assert [h.content_hash for h in store.search(q, "r", limit=3, members=set(near))] == near[:3]
+    assert store.search(q, "r", limit=5, members={}) == [] and rounds == []
+    assert [h.content_hash for h in store.search(q, "r", limit=3, members=own("r", near, prefix="m.py:"))] == near[:3]
     assert rounds == [21]  # every point a member: (3 + TIE_MARGIN) x 1.1, rounded up
 
 
@@ -190,7 +197,7 @@ def test_points_are_per_repo_and_unused_ones_are_deleted(store):
     assert store.insert("other/repo", points(old, rng)) == 10  # same hashes, another repo: other points
     assert store.insert("r", points(new + [kept[0]], rng)) == 3  # kept[0] exists: left as it is
     assert (store.count(), store.count("r"), store.count("other/repo"), store.count("nobody")) == (23, 13, 10, 0)
-    assert ids(store.search(q, "r", 100, set(kept + new))) == {f"m.py:f_{h}" for h in kept + new}
+    assert ids(store.search(q, "r", 100, own("r", kept + new))) == {f"m.py:f_{h}" for h in kept + new}
     assert ids(store.search(q, "r", 100)) == {f"m.py:f_{h}" for h in old + new}
 
     assert store.delete_unused("r", set(kept + new)) == 4
@@ -241,7 +248,7 @@ def test_reopened_store_returns_the_same_results(tmp_path, kind):
     queries = [rng.standard_normal(DIM) for _ in range(5)]
     store = make_store(kind, tmp_path)
     store.insert("r", points([f"h{i}" for i in range(300)], rng))
-    members = {f"h{i}" for i in range(0, 300, 3)}
+    members = own("r", [f"h{i}" for i in range(0, 300, 3)])
     before = [store.search(q, "r", 50, members) for q in queries]
     close_store(store)
 

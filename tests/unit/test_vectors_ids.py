@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from indexer.vectors import SPIDER_NAMESPACE, collection_name, point_id
+from indexer.vectors import SPIDER_NAMESPACE, collection_name, members_of, point_id, point_key
 
 SAFE = re.compile(r"^[a-z0-9][a-z0-9-]{0,98}[a-z0-9]$")
 
@@ -52,3 +52,10 @@ def test_point_id_is_the_same_in_another_process():
     code = "from indexer.vectors import point_id; print(point_id('org/repo', 'abc123'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == point_id("org/repo", "abc123")
+
+
+def test_point_key_is_the_point_ids_integer_and_members_are_keyed_by_it():
+    assert point_key("org/repo", "abc123") == uuid.UUID("5bfd79fb-6f30-5032-9ebc-ea463756b8b7").int
+    members = members_of("org/repo", [("a.py:f", "abc123"), ("b.py:g", "def456")])
+    assert members == {point_key("org/repo", "abc123"): ("a.py:f", "abc123"),
+                       point_key("org/repo", "def456"): ("b.py:g", "def456")}
