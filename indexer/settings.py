@@ -19,7 +19,7 @@ def spider_home() -> Path:
 
 def snapshot_cache_dir(repo: str, snapshot: str) -> Path:
     """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
-    the BM25 index, the functions' content hashes (`spider snapshots delete` removes it)."""
+    the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it)."""
     return spider_home() / "snapshots" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
 
 
