@@ -17,18 +17,28 @@ from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavaila
 
 import cypher
 from indexer.errors import SpiderError
+from indexer.graph_diff import EdgeKey, VersionDiff
 from indexer.graph_schema import Label, Rel
 from indexer.model import GraphEdge, GraphNode
 from indexer.settings import Neo4jSettings
 
 BATCH = 2000
 WRITERS = 2  # concurrent write sessions
+OPEN = 1 << 62  # `until` of a version the head snapshot holds (versioned graph)
 
 
 def _chunks(rows: list[dict], size: int) -> Iterator[list[dict]]:
     it = iter(rows)
     while chunk := list(islice(it, size)):
         yield chunk
+
+
+def _node_props(node: GraphNode) -> dict[str, Any]:
+    props = {
+        "name": node.name, "path": node.path, "language": node.language, "kind": node.kind,
+        "start_line": node.start_line, "end_line": node.end_line, "code": node.code, "content_hash": node.content_hash,
+    }
+    return {k: v for k, v in props.items() if v is not None}
 
 
 def _templated(name: str, **names: str) -> str:
@@ -166,12 +176,7 @@ class GraphStore:
     ) -> None:
         by_label: dict[Label, list[dict]] = defaultdict(list)
         for node in nodes:
-            props = {
-                "name": node.name, "path": node.path, "language": node.language, "kind": node.kind,
-                "start_line": node.start_line, "end_line": node.end_line, "code": node.code,
-                "content_hash": node.content_hash,
-            }
-            by_label[node.label].append({"id": node.id, "props": {k: v for k, v in props.items() if v is not None}})
+            by_label[node.label].append({"id": node.id, "props": _node_props(node)})
         jobs = [
             (_templated("write_nodes", LABEL=label.value), chunk)
             for label, rows in by_label.items()
@@ -208,6 +213,53 @@ class GraphStore:
                                       repo=repo, base=base, snapshot=snapshot, paths=paths).consume()
                 created += summary.counters.nodes_created
         return created
+
+    # versioned graph (branch versioned-graph, issue 6) -----------------------------------------------------------
+    def write_version(
+        self, repo: str, seq: int, nodes: dict[str, GraphNode], labels: dict[str, Label],
+        edges: dict[EdgeKey, str | None], diff: VersionDiff,
+    ) -> None:
+        """Make snapshot number `seq` the head: apply `diff` (from the head's digest to this snapshot's) with
+        `nodes` (the new node versions, by id), `labels` (every id's label) and `edges` (this snapshot's)."""
+        params = {"repo": repo, "seq": seq, "open": OPEN}
+        # what is ended is found by the head's labels (an id may change label between commits)
+        head = self._labels(repo, {i for key in diff.close_edges for i in (key[0], key[2])} | set(diff.close_nodes))
+        self._edge_batches("version_close_edges", diff.close_edges, head, lambda k: {"src": k[0], "dst": k[2]}, params)
+        for label in Label:
+            ids = [i for i in diff.close_nodes if head[i] == label]
+            for chunk in _chunks(ids, BATCH * 2):
+                self._run(_templated("version_close_nodes", LABEL=label.value), ids=chunk, **params)
+            rows = [{"id": i, "props": _node_props(nodes[i])} for i in diff.create_nodes if labels[i] == label]
+            for chunk in _chunks(rows, BATCH):
+                self._run(_templated("version_create_nodes", LABEL=label.value), rows=chunk, **params)
+        self._edge_batches("version_create_edges", diff.create_edges, labels,
+                           lambda k: {"src": k[0], "dst": k[2], "resolution": edges[k]}, params)
+
+    def _edge_batches(self, name: str, keys: list[EdgeKey], labels: dict[str, Label], row, params: dict) -> None:
+        groups: dict[tuple[Label, str, Label], list[dict]] = defaultdict(list)
+        for key in keys:
+            groups[(labels[key[0]], key[1], labels[key[2]])].append(row(key))
+        for (src, rel, dst), rows in sorted(groups.items()):
+            for chunk in _chunks(rows, BATCH * 2):
+                self._run(_templated(name, SRC=src.value, TYPE=rel, DST=dst.value), rows=chunk, **params)
+
+    def _labels(self, repo: str, ids: set[str]) -> dict[str, Label]:
+        """The labels of the open versions of `ids` (what the head's relationships join)."""
+        rows = self._run("UNWIND $ids AS id MATCH (n:Directory|File|Class|Function {repo: $repo, id: id}) "
+                         "WHERE n.until = $open RETURN n.id AS id, labels(n)[0] AS label",
+                         ids=sorted(ids), repo=repo, open=OPEN)
+        return {r["id"]: Label(r["label"]) for r in rows}
+
+    def truncate_versions(self, repo: str, seq: int) -> None:
+        """Undo every snapshot numbered after `seq`: the versions they created go, the ones they ended reopen."""
+        with self.driver.session(database=self.settings.database) as session:  # CALL … IN TRANSACTIONS
+            for statement in cypher.statements(cypher.load("version_truncate")):
+                session.run(statement, repo=repo, seq=seq, open=OPEN).consume()
+
+    def version_view(self, repo: str, seq: int) -> tuple[list[list[Any]], list[list[Any]]]:
+        """Snapshot number `seq` as (nodes [label, id, props], relationships [src, type, dst, props])."""
+        params = {"repo": repo, "seq": seq}
+        return self.read(cypher.load("version_view_nodes"), params)[1], self.read(cypher.load("version_view_edges"), params)[1]
 
     def function_code(self, repo: str, snapshot: str, ids: list[str]) -> dict[str, str]:
         rows = self.run_named("functions_by_id", repo=repo, snapshot=snapshot, ids=ids, with_code=True)

@@ -1,0 +1,10 @@
+// Versioned graph: undo every snapshot numbered after $seq (an unfinished write, or deleted head snapshots):
+// versions they created go, versions they ended are open again.
+MATCH (n:Directory|File|Class|Function {repo: $repo}) WHERE n.since > $seq
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (:Directory|File|Class|Function {repo: $repo})-[e]->() WHERE e.since > $seq
+CALL (e) { DELETE e } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Directory|File|Class|Function {repo: $repo}) WHERE $seq < n.until < $open
+CALL (n) { SET n.until = $open } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (:Directory|File|Class|Function {repo: $repo})-[e]->() WHERE $seq < e.until < $open
+CALL (e) { SET e.until = $open } IN TRANSACTIONS OF 10000 ROWS;
