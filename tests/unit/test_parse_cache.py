@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pickle
 import sqlite3
+from dataclasses import fields
 
 import pytest
 
 import indexer.parse_cache as parse_cache
 from indexer.errors import SpiderError
+from indexer.model import Entity, Export, Import, Reference
 from indexer.parse import parse_file
 from indexer.parse_cache import ParseCache
 
@@ -101,3 +104,14 @@ def test_a_cache_whose_table_changed_under_it_misses_and_stores_nothing_instead_
             other.execute("CREATE TABLE parses (key TEXT PRIMARY KEY)")
         assert cache.get_many([("a.py", "b1")]) == {}
         cache.put_many([("b2", parse_file("b.py", SOURCE))])
+
+
+@pytest.mark.parametrize("cls", [Entity, Import, Export, Reference])
+def test_the_cached_fact_types_pickle_as_their_constructor_arguments_and_come_back_equal(cls):
+    values = {f.name: f"value of {f.name}" for f in fields(cls)}  # a distinct value per field: order matters
+    fact = cls(**values)
+
+    restored = pickle.loads(pickle.dumps(fact, protocol=5))
+
+    assert restored == fact and type(restored) is cls
+    assert fact.__reduce__() == (cls, tuple(values.values()))  # not dataclasses' per-object fields() walk
