@@ -166,8 +166,8 @@ def main() -> None:
              f"{model['version']}, one regression per first stage (thresholds {thresholds}); `learned-cv` rows are leave-one-repository-out "
              f"(each repository answered by a model that never saw it); `learned` rows use the shipped model, "
              f"which was trained on all of these instances (in-sample: shown for completeness, not as evidence).",
-             f"- `all` is the paper's ceiling (Stage 2 disabled: its answer is longer than K); `oracle` admits "
-             f"exactly the targets among the proposals.",
+             "- `all` is the paper's ceiling (Stage 2 disabled: its answer is longer than K); `oracle` admits "
+             "exactly the targets among the proposals.",
              f"- Unmatched targets (no indexed function overlaps them): {summary['unmatched_targets']['count']} of "
              f"{summary['unmatched_targets']['of']}.", "",
              f"![Recall@K per language]({curves.name})", "", f"![Recall@20 with CIs]({bars.name})", "",

@@ -223,7 +223,6 @@ def _write_bert_onnx(src: Path, out_path: Path) -> None:
     attention mask (1 - mask) * float32.min. Position ids are Expand(Unsqueeze(Range(0, S))) and the mask uses
     two single-axis Unsqueezes, the patterns onnxruntime's BERT fusions match.
     """
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
     from safetensors.numpy import load_file
 

@@ -258,8 +258,7 @@ class VectorStore(ABC):
         self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
     ) -> list[tuple[float, int, dict | None]]:
         """Nearest neighbours among `repo`'s points as (score, `point_key`, {node_id, content_hash} if `payload`),
-        best first; `ef` for
-        HNSW-indexed segments."""
+        best first; `ef` for HNSW-indexed segments."""
 
     @abstractmethod
     def _count(self, repo: str | None, exact: bool) -> int:
