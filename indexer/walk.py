@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -110,7 +111,10 @@ def select_files(commit: Commit) -> FileSelection:
 
 
 def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-    """Stream blob contents with one `git cat-file --batch` process (thousands of files, one fork)."""
+    """Stream blob contents with one `git cat-file --batch` process (thousands of files, one fork).
+
+    The requests are written from a thread while this one reads: written all at once, more than a pipe's worth
+    of them (about 1,600 blobs) blocked git on its full stdout while we were blocked on its full stdin."""
     wanted = list(blobs)
     if not wanted:
         return
@@ -119,8 +123,17 @@ def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     ) as proc:
         assert proc.stdin and proc.stdout
-        proc.stdin.write("".join(f"{b}\n" for b in wanted).encode())
-        proc.stdin.close()
+        requests = "".join(f"{b}\n" for b in wanted).encode()
+
+        def feed() -> None:
+            try:
+                proc.stdin.write(requests)
+                proc.stdin.close()
+            except (BrokenPipeError, ValueError):  # git exited, or the reader stopped early and closed the pipes
+                pass
+
+        feeder = threading.Thread(target=feed, name="git-cat-file-requests", daemon=True)
+        feeder.start()
         for blob in wanted:
             header = proc.stdout.readline().split()
             if len(header) != 3:
