@@ -304,9 +304,10 @@ def search_vectors(args, rng) -> tuple[np.ndarray, np.ndarray, str]:
 
 def phase_search(args) -> dict:
     """One searched snapshot of --points points in a repository that also holds older versions (not members),
-    next to two other repositories. `search` with the snapshot's members (its functions by point id, as spider-query
-    reads them from the snapshot's cache) timed before `build_index` (every segment scanned exactly) and after
-    it (HNSW), on the same queries; recall against a numpy brute force over the members."""
+    next to two other repositories. `search` with the snapshot's members (its functions by point key, as
+    spider-query reads them from the snapshot's cache) timed before `build_index` (every segment scanned exactly)
+    and after it (HNSW, on the store opened again), on the same queries; recall against a numpy brute force over
+    the members."""
     rng = np.random.default_rng(args.seed)
     result: dict = {"loadavg_start": loadavg()}
     t = time.perf_counter()

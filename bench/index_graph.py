@@ -361,9 +361,9 @@ def markdown(doc: dict) -> str:
                    f"{r['pipeline']['parse_all_mb_per_s']} MB/s; load average start/end "
                    f"{[round(x, 1) for x in r['loadavg_start']]} / {[round(x, 1) for x in r['loadavg_end']]}")
         wb = r["pipeline"]["write_breakdown"]
-        out.append(f"- write_graph {r['pipeline']['seconds']['write_graph']} s, of which client CPU "
-                   f"{r['pipeline']['write_graph_client_cpu_s']} s (building rows, packing Bolt); "
-                   f"deleting the snapshot afterwards took {r['pipeline']['delete_snapshot_s']} s")
+        out.append(f"- write_graph {r['pipeline']['seconds']['write_graph']} s; the last pass's write used "
+                   f"{r['pipeline']['write_graph_client_cpu_s']} s of client CPU (building rows, packing Bolt), "
+                   f"and deleting its snapshot took {r['pipeline']['delete_snapshot_s']} s")
         out.append("- write_graph by query kind, last pass (queries, rows, seconds): "
                    + "; ".join(f"{k} {v['queries']}q/{v['rows']}r/{v['s']}s" for k, v in wb.items()))
         for key, title in (("profile_parse_extract", "parse+extract"), ("profile_write_graph", "write_graph")):

@@ -191,8 +191,8 @@ class VectorStore(ABC):
                 hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, _, payload in rows]
             else:
                 rows = self._query(query, repo, fetch, ef, payload=False)
-                found = [(score, members.get(key)) for score, key, _ in rows]
-                hits = [Hit(member[0], score, member[1]) for score, member in found if member is not None]
+                hits = [Hit(member[0], score, member[1]) for score, key, _ in rows
+                        if (member := members.get(key)) is not None]
             if len(hits) >= wanted or len(rows) < fetch:
                 return order_hits(hits)[:limit]
             fetch *= 2

@@ -65,11 +65,11 @@ class AnthropicBackend:
         self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
 
-        self.sdk = anthropic
         self.client = anthropic.Anthropic(timeout=timeout_seconds(), max_retries=RETRIES)
 
     def complete(self, system: str, user: str) -> Completion:
-        anthropic = self.sdk
+        import anthropic  # loaded by __init__: this only names it
+
         try:
             message = self.client.messages.create(
                 model=self.model, max_tokens=MAX_TOKENS, temperature=TEMPERATURE, system=system,
