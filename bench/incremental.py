@@ -31,6 +31,7 @@ from environment import machine, spider_commit  # noqa: E402 - bench/environment
 
 from indexer import neo4j_local  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
+from indexer.graph_versions import delete_snapshot  # noqa: E402
 from indexer.languages import language_of  # noqa: E402
 from indexer.parse_cache import GRAPH_FORMAT  # noqa: E402
 from indexer.pipeline import IndexReport, index_repository  # noqa: E402
@@ -86,7 +87,7 @@ def run_change(store: GraphStore, args: argparse.Namespace) -> dict:
         raise SystemExit("no later commit changes exactly one parsed file")
     if previous != base:
         ensure_base(store, args, previous)
-    store.delete_snapshot(args.repo, sha)  # an earlier run's; its vectors stay and serve both runs alike
+    delete_snapshot(store, args.repo, sha)  # an earlier run's; its vectors stay and serve both runs alike
     incremental, inc_seconds = timed_index(store, args, sha)
     contents = read_contents(store, args.repo, sha)
     full, full_seconds = timed_index(store, args, sha, force=True, full=True)
@@ -107,7 +108,7 @@ def run_replay(store: GraphStore, args: argparse.Namespace) -> dict:
     ensure_base(store, args, base)
     rows, previous = [], base
     for sha in following_commits(args.git_dir, base)[: args.commits]:
-        store.delete_snapshot(args.repo, sha)  # an earlier run's
+        delete_snapshot(store, args.repo, sha)  # an earlier run's
         incremental, inc_seconds = timed_index(store, args, sha)
         contents = read_contents(store, args.repo, sha)
         _, full_seconds = timed_index(store, args, sha, force=True, full=True)

@@ -51,6 +51,7 @@ if str(ROOT) not in sys.path:
 import environment  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
 from indexer import neo4j_local  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
+from indexer.graph_versions import delete_snapshot  # noqa: E402
 from indexer.languages import language_of  # noqa: E402
 from indexer.languages.treesitter import parser as ts_parser  # noqa: E402
 from indexer.parse import parse_file  # noqa: E402
@@ -166,7 +167,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
                 assert state and state["complete"], state
             finally:
                 t = time.perf_counter()
-                deleted = store.delete_snapshot(repo, commit.sha)
+                deleted = delete_snapshot(store, repo, commit.sha)
                 delete_s = time.perf_counter() - t
                 left = store.snapshot_state(repo, commit.sha)
             passes_seconds.append(seconds)

@@ -6,30 +6,33 @@
 // $pool (optional): return only these function ids (the query's Stage 1, the dense top-N); seeds never come back.
 // One row per (function, type): the shortest hop count, the nearest seed (tie: the one earlier in $seeds), the
 // relationships along that path with their direction as walked from the seed, and the nodes it passes through.
+// Only the snapshot's versions are walked: relationships whose interval holds its number (their endpoints' do).
 // Parameters: $repo, $snapshot, $seeds, $edges, $pool.
 // @param edges = {"CONTAINS": 4}
 // @param pool = null
+MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
+WITH v.seq AS seq
 UNWIND range(0, size($seeds) - 1) AS seed_rank
-MATCH (s:Function {repo: $repo, snapshot: $snapshot, id: $seeds[seed_rank]})
+MATCH (s:Function {repo: $repo, id: $seeds[seed_rank]}) WHERE s.since <= seq < s.until
 UNWIND keys($edges) AS rel_type
-CALL (s, rel_type) {
-  WITH s, rel_type WHERE $edges[rel_type] = 1
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,1}(f:Function) RETURN p
+CALL (s, rel_type, seq) {
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 1
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,1} (f:Function) RETURN p
   UNION ALL
-  WITH s, rel_type WHERE $edges[rel_type] = 2
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,2}(f:Function) RETURN p
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 2
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,2} (f:Function) RETURN p
   UNION ALL
-  WITH s, rel_type WHERE $edges[rel_type] = 3
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,3}(f:Function) RETURN p
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 3
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,3} (f:Function) RETURN p
   UNION ALL
-  WITH s, rel_type WHERE $edges[rel_type] = 4
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,4}(f:Function) RETURN p
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 4
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,4} (f:Function) RETURN p
   UNION ALL
-  WITH s, rel_type WHERE $edges[rel_type] = 5
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,5}(f:Function) RETURN p
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 5
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,5} (f:Function) RETURN p
   UNION ALL
-  WITH s, rel_type WHERE $edges[rel_type] = 6
-  MATCH p = ANY SHORTEST (s)-[:$(rel_type)]-{1,6}(f:Function) RETURN p
+  WITH s, rel_type, seq WHERE $edges[rel_type] = 6
+  MATCH p = ANY SHORTEST (s) (()-[r:$(rel_type) WHERE r.since <= seq < r.until]-()){1,6} (f:Function) RETURN p
 }
 WITH seed_rank, s, rel_type, p, last(nodes(p)) AS f
 WHERE NOT f.id IN $seeds AND ($pool IS NULL OR f.id IN $pool)

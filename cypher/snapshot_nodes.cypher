@@ -1,4 +1,4 @@
 // Every node of a snapshot with all its properties: what `spider snapshots diff` compares.
-MATCH (n {repo: $repo, snapshot: $snapshot})
-WHERE n:Directory OR n:File OR n:Class OR n:Function
+MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
+MATCH (n:Directory|File|Class|Function {repo: $repo}) WHERE n.until > v.seq AND n.since <= v.seq
 RETURN labels(n)[0] AS label, n.id AS id, properties(n) AS props

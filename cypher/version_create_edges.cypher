@@ -1,5 +1,7 @@
-// Versioned graph: a __TYPE__ relationship open from snapshot number $seq between the open versions of each
-// __SRC__ -> __DST__ pair of $rows ([{src, dst, resolution}]). Runs after the nodes are renewed.
+// A __TYPE__ relationship open from snapshot number $seq between the open versions of each __SRC__ -> __DST__
+// pair of $rows ([{src, dst, resolution}]), if $writer still writes it. Runs after the nodes are renewed.
+// CREATE, not MERGE: the diff lists each relationship once, and a failed write is truncated before a retry.
+MATCH (:Snapshot {repo: $repo, seq: $seq, writer: $writer})
 UNWIND $rows AS r
 MATCH (a:__SRC__ {repo: $repo, id: r.src}) WHERE a.until = $open
 MATCH (b:__DST__ {repo: $repo, id: r.dst}) WHERE b.until = $open

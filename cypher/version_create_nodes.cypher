@@ -1,4 +1,6 @@
-// Versioned graph: a new __LABEL__ version of each node of $rows ([{id, props}]), open from snapshot number $seq.
+// A new __LABEL__ version of each node of $rows ([{id, props}]), open from snapshot number $seq, if $writer still
+// writes it.
+MATCH (:Snapshot {repo: $repo, seq: $seq, writer: $writer})
 UNWIND $rows AS r
 CREATE (n:__LABEL__ {repo: $repo, id: r.id, since: $seq, until: $open})
 SET n += r.props

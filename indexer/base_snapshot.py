@@ -1,5 +1,5 @@
-"""Incremental indexing starts from a base: an indexed snapshot of the same repository whose unchanged files'
-nodes can be copied instead of rebuilt. Which files changed is decided by content, not by history: a file is
+"""Incremental indexing starts from a base: an indexed snapshot of the same repository whose unchanged files need
+not be parsed again (their facts are cached, their nodes are the base's). Which files changed is decided by content, not by history: a file is
 unchanged when the base commit has the same path with the same git blob (what `git diff A B` compares).
 """
 
@@ -49,7 +49,8 @@ def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[Source
     best: tuple[int, BaseSnapshot] | None = None
     eligible = [
         row["snapshot"] for row in store.list_snapshots(repo)
-        if row["complete"] and row["snapshot"] != commit.sha and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
+        if row["complete"] and row["seq"] is not None and row["snapshot"] != commit.sha
+        and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
     ]
     parents = [sha for sha in parents_of(commit) if sha in eligible]
     for sha in dict.fromkeys(parents + eligible[:CANDIDATES]):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import shutil
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -13,12 +12,12 @@ from typing import Any, Callable
 import click
 
 import cypher
-from indexer import embedding, jobs, neo4j_local
+from indexer import embedding, graph_versions, jobs, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
-from indexer.settings import BROKER_ENV, QUEUES, broker_url, snapshot_cache_dir, spider_home
+from indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
 from indexer.vectors import open_vector_store
 from indexer.walk import open_commit
 
@@ -97,7 +96,12 @@ def print_summary(report: IndexReport) -> None:
     if report.incremental:
         i = report.incremental
         click.echo(f"  incremental from {i['base'][:12]}: {_plural(i['files_changed'], 'file')} changed; "
-                   f"{i['files_reparsed']:,} read by the parser, the others' {i.get('nodes_copied', 0):,} nodes copied")
+                   f"{i['files_reparsed']:,} read by the parser")
+    if report.versions and report.versions["head"]:
+        v = report.versions
+        click.echo(f"  written over {v['head'][:12]} as snapshot #{v['seq']}: {v['nodes_created']:,} node and "
+                   f"{v['relationships_created']:,} relationship versions created, {v['nodes_closed']:,} and "
+                   f"{v['relationships_closed']:,} ended")
     if report.warnings:
         click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
     click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")
@@ -447,16 +451,10 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
     than a snapshot without its vectors."""
     embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
     if not embedding:
-        return _delete_graph(store, repo, snapshot), 0
+        return graph_versions.delete_snapshot(store, repo, snapshot), 0
     with open_vector_store(embedding["model"], embedding["dim"]) as vectors:
-        deleted = _delete_graph(store, repo, snapshot)
+        deleted = graph_versions.delete_snapshot(store, repo, snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
-
-
-def _delete_graph(store: GraphStore, repo: str, snapshot: str) -> int:
-    deleted = store.delete_snapshot(repo, snapshot)
-    shutil.rmtree(snapshot_cache_dir(repo, snapshot), ignore_errors=True)
-    return deleted
 
 
 # cypher ------------------------------------------------------------------------------

@@ -1,59 +1,76 @@
-"""What a new snapshot changes in a versioned graph: the O(change) write that issue 6 needs.
-
-Today every snapshot is a full copy of its graph (nodes keyed by repo, snapshot, id), so a one-file commit
-still creates ~120k nodes and relationships on apache/dubbo (4.9 s of an 11 s incremental run). In the
-versioned graph a repository's snapshots are numbered in the order they are written (`seq`), and every node
-and relationship is a *version* valid for seq in [since, until); the head's versions have until = open.
-Writing snapshot k over the head's graph only closes what changed (until = k) and creates the new versions
-(since = k): for the one-file dubbo change that is 16 + 4 nodes and 51 + 55 relationships. A prototype on
-dubbo (e7790a7 -> d2cea7b) wrote it in 2.2 s cold, its view at k equalled the full snapshot exactly, and the
-SpIDER expansion with interval predicates ran as fast as on the snapshot-keyed graph (28.6 vs 26.5 ms p50).
+"""What a new snapshot changes in a repository's versioned graph (`indexer.graph_versions`): the pure part.
 
 A relationship joins two node *versions*, so when a node gets a new version every relationship touching it
 gets one too, even if its endpoints' ids and its properties did not change.
 
-This module is the pure part: digests of a snapshot's graph (small enough to keep per snapshot, so the head's
-graph need not be read back from Neo4j) and the diff between two of them.
+A snapshot's digest (node id -> label and digest of its properties, relationship -> resolution) is small enough
+to keep per snapshot, so the head's graph need not be read back from Neo4j to diff against it.
 """
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass, field
 from hashlib import sha256
+from pathlib import Path
 
 from indexer.codegraph import CodeGraph
+from indexer.graph_schema import Label
 from indexer.model import GraphNode
 
 EdgeKey = tuple[str, str, str]  # (source id, relationship type, target id)
 _ABSENT = object()
 
 
-def node_digest(node: GraphNode) -> str:
+def node_digest(label: str, name: str, path: str, language: str | None, kind: str | None, start_line: int | None,
+                end_line: int | None, content_hash: str | None) -> str:
     """Everything a node version holds but its id (the code through its content hash)."""
-    fields = (node.label.value, node.name, node.path, node.language, node.kind, node.start_line, node.end_line,
-              node.content_hash)
+    fields = (label, name, path, language, kind, start_line, end_line, content_hash)
     return sha256(repr(fields).encode()).hexdigest()[:32]
+
+
+def digest_of_node(node: GraphNode) -> str:
+    return node_digest(node.label.value, node.name, node.path, node.language, node.kind, node.start_line,
+                       node.end_line, node.content_hash)
 
 
 @dataclass
 class GraphDigest:
-    """A snapshot's graph as the diff needs it: node id -> digest, relationship -> resolution."""
+    """A snapshot's graph as the diff needs it: node id -> digest and label, relationship -> resolution."""
 
     nodes: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, Label] = field(default_factory=dict)
     edges: dict[EdgeKey, str | None] = field(default_factory=dict)
 
+    def save(self, path: Path, write_id: str) -> None:
+        """Keep it beside the snapshot's other caches, tagged with the write that made the graph it describes."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps((write_id, self), protocol=pickle.HIGHEST_PROTOCOL))
+        partial.replace(path)
 
-def digest_of(graph: CodeGraph, head: GraphDigest | None = None) -> GraphDigest:
-    """The digest of `graph`. The nodes of its copied files (unchanged since the head, built without code) are
-    the head's, so their digests come from `head`."""
-    nodes = {node.id: node_digest(node) for node in graph.nodes}
+    @staticmethod
+    def load(path: Path, write_id: str) -> "GraphDigest | None":
+        """The cached digest, if it describes the graph the write `write_id` made (not an earlier write of the same
+        commit, since deleted)."""
+        try:
+            cached_write, digest = pickle.loads(path.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            return None
+        return digest if cached_write == write_id else None
+
+
+def digest_of(graph: CodeGraph, base: GraphDigest | None = None) -> GraphDigest:
+    """The digest of `graph`. The nodes of its copied files (unchanged since the base snapshot, built without
+    code) are the base's, so their digests come from `base`."""
+    nodes = {node.id: digest_of_node(node) for node in graph.nodes}
     missing = graph.labels.keys() - nodes.keys()
     if missing:
-        if head is None or not missing <= head.nodes.keys():
-            raise ValueError(f"{len(missing)} nodes of copied files have no digest in the head snapshot")
-        nodes.update((node_id, head.nodes[node_id]) for node_id in missing)
+        if base is None or not missing <= base.nodes.keys():
+            raise ValueError(f"{len(missing)} nodes of copied files have no digest in the base snapshot")
+        nodes.update((node_id, base.nodes[node_id]) for node_id in missing)
     edges = {(e.src, e.type.value, e.dst): e.resolution.value if e.resolution else None for e in graph.edges}
-    return GraphDigest(nodes, edges)
+    return GraphDigest(nodes, dict(graph.labels), edges)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ class Label(StrEnum):
     CLASS = "Class"
     FUNCTION = "Function"
     SNAPSHOT = "Snapshot"
+    REPOSITORY = "Repository"  # a repository's write lock and head snapshot number
     INDEX_JOB = "IndexJob"  # an enqueued index run (`spider index --async`, `spider jobs`)
 
 
@@ -32,8 +33,9 @@ class Resolution(StrEnum):
 
 class Prop(StrEnum):
     REPO = "repo"
-    SNAPSHOT = "snapshot"
     ID = "id"
+    SINCE = "since"  # a node or relationship version is part of the snapshots numbered since <= seq < until
+    UNTIL = "until"
     NAME = "name"
     PATH = "path"
     START_LINE = "start_line"
@@ -44,6 +46,9 @@ class Prop(StrEnum):
     KIND = "kind"
     RESOLUTION = "resolution"
     # Snapshot node only
+    SNAPSHOT = "snapshot"  # the commit sha
+    SEQ = "seq"  # its number in the repository's versioned graph
+    WRITER = "writer"  # the token of the write that made its graph
     COMPLETE = "complete"
     REV = "rev"
     INDEXED_AT = "indexed_at"

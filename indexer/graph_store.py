@@ -1,39 +1,36 @@
 """Neo4j access for the indexer and the query layer: schema, batched writes, snapshots, read-only queries.
 
-Everything is scoped by (repo, snapshot). A snapshot's nodes are written in batches, then its Snapshot node is
-marked complete in a last transaction: readers only trust complete snapshots.
+Everything is scoped by (repo, snapshot): a snapshot's graph is a view of its repository's versioned graph
+(`indexer.graph_versions`), which every query under cypher/ applies. Its Snapshot node is marked complete in a last
+transaction: readers only trust complete snapshots.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
 
 import cypher
 from indexer.errors import SpiderError
-from indexer.graph_diff import EdgeKey, VersionDiff
-from indexer.graph_schema import Label, Rel
-from indexer.model import GraphEdge, GraphNode
+from indexer.model import GraphNode
 from indexer.settings import Neo4jSettings
 
 BATCH = 2000
 WRITERS = 2  # concurrent write sessions
-OPEN = 1 << 62  # `until` of a version the head snapshot holds (versioned graph)
 
 
-def _chunks(rows: list[dict], size: int) -> Iterator[list[dict]]:
+def chunks(rows: list, size: int) -> Iterator[list]:
     it = iter(rows)
     while chunk := list(islice(it, size)):
         yield chunk
 
 
-def _node_props(node: GraphNode) -> dict[str, Any]:
+def node_props(node: GraphNode) -> dict[str, Any]:
     props = {
         "name": node.name, "path": node.path, "language": node.language, "kind": node.kind,
         "start_line": node.start_line, "end_line": node.end_line, "code": node.code, "content_hash": node.content_hash,
@@ -41,7 +38,7 @@ def _node_props(node: GraphNode) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _templated(name: str, **names: str) -> str:
+def templated(name: str, **names: str) -> str:
     text = cypher.load(name)
     for placeholder, value in names.items():
         text = text.replace(f"__{placeholder}__", value)
@@ -117,7 +114,10 @@ class GraphStore:
         """The complete snapshot of `repo` a user means: `rev` as a sha (prefix) or as the revision name it was
         indexed with (`main`, `v2.1`), newest first; without `rev` the newest complete snapshot."""
         rows = self.list_snapshots(repo)
-        complete = [r for r in rows if r["complete"]]
+        complete = [r for r in rows if r["complete"] and r["seq"] is not None]
+        if rows and not complete and any(r["seq"] is None for r in rows):
+            raise SpiderError(f"{repo} was indexed by an older spider whose graph this one cannot read: index it "
+                              "again (`spider snapshots delete` removes the old snapshots)")
         if not rows:
             indexed = sorted({r["repo"] for r in self.list_snapshots()})
             hint = f"indexed: {', '.join(indexed)}" if indexed else "nothing is indexed yet: run `spider index PATH`"
@@ -143,123 +143,23 @@ class GraphStore:
         """Content hashes of the repo's functions in every snapshot, complete or not (their vectors are in use)."""
         return {r["content_hash"] for r in self.run_named("repo_function_hashes", repo=repo)}
 
-    def delete_snapshot(self, repo: str, snapshot: str, batch: int = 10_000) -> int:
-        """Delete a snapshot's graph in bounded transactions, the Snapshot marker last; returns nodes deleted."""
-        total = 0
-        while True:
-            deleted = self._run(cypher.load("snapshot_delete_batch"), repo=repo, snapshot=snapshot, batch=batch)
-            count = deleted[0]["deleted"] if deleted else 0
-            total += count
-            if count == 0:
-                break
-        self._run(cypher.load("snapshot_delete_marker"), repo=repo, snapshot=snapshot)
-        return total
-
     # writes -----------------------------------------------------------------------
-    def _write_batches(
-        self, jobs: list[tuple[str, list[dict]]], repo: str, snapshot: str, progress: Callable[[int], None] | None
+    def write_batches(
+        self, jobs: list[tuple[str, dict]], params: dict[str, Any], progress: Callable[[int], None] | None,
+        size: Callable[[dict], int] = lambda batch: len(batch["rows"]),
     ) -> None:
-        """Run (query, rows) batches on WRITERS sessions at once: the server applies them while the client
-        packs the next. Deadlocks between batches are transient errors the driver retries."""
-        def run(job: tuple[str, list[dict]]) -> int:
-            query, rows = job
-            self._run(query, rows=rows, repo=repo, snapshot=snapshot)
-            return len(rows)
+        """Run (query, batch parameters) jobs, each with `params` too, on WRITERS sessions at once: the server
+        applies one batch while the client packs the next. Deadlocks between batches are transient errors the
+        driver retries."""
+        def run(job: tuple[str, dict]) -> int:
+            query, batch = job
+            self._run(query, **params, **batch)
+            return size(batch)
 
         with ThreadPoolExecutor(WRITERS) as pool:
             for done in pool.map(run, jobs):
                 if progress:
                     progress(done)
-
-    def write_nodes(
-        self, repo: str, snapshot: str, nodes: Iterable[GraphNode], progress: Callable[[int], None] | None = None
-    ) -> None:
-        by_label: dict[Label, list[dict]] = defaultdict(list)
-        for node in nodes:
-            by_label[node.label].append({"id": node.id, "props": _node_props(node)})
-        jobs = [
-            (_templated("write_nodes", LABEL=label.value), chunk)
-            for label, rows in by_label.items()
-            for chunk in _chunks(rows, BATCH)
-        ]
-        self._write_batches(jobs, repo, snapshot, progress)
-
-    def write_edges(
-        self,
-        repo: str,
-        snapshot: str,
-        edges: Iterable[GraphEdge],
-        label_of: dict[str, Label],
-        progress: Callable[[int], None] | None = None,
-    ) -> None:
-        groups: dict[tuple[Label, Rel, Label], list[dict]] = defaultdict(list)
-        for edge in edges:
-            key = (label_of[edge.src], edge.type, label_of[edge.dst])
-            groups[key].append({"src": edge.src, "dst": edge.dst, "resolution": edge.resolution})
-        jobs = [
-            (_templated("write_edges", SRC=src.value, TYPE=rel.value, DST=dst.value), chunk)
-            for (src, rel, dst), rows in sorted(groups.items())
-            for chunk in _chunks(rows, BATCH * 2)
-        ]
-        self._write_batches(jobs, repo, snapshot, progress)
-
-    def copy_file_nodes(self, repo: str, base: str, snapshot: str, paths: list[str]) -> int:
-        """Copy the File, Class and Function nodes of `paths` from snapshot `base` (incremental indexing); returns
-        how many were created."""
-        created = 0
-        for label in (Label.FILE, Label.CLASS, Label.FUNCTION):
-            with self.driver.session(database=self.settings.database) as session:  # CALL … IN TRANSACTIONS
-                summary = session.run(_templated("snapshot_copy_file_nodes", LABEL=label.value),
-                                      repo=repo, base=base, snapshot=snapshot, paths=paths).consume()
-                created += summary.counters.nodes_created
-        return created
-
-    # versioned graph (branch versioned-graph, issue 6) -----------------------------------------------------------
-    def write_version(
-        self, repo: str, seq: int, nodes: dict[str, GraphNode], labels: dict[str, Label],
-        edges: dict[EdgeKey, str | None], diff: VersionDiff,
-    ) -> None:
-        """Make snapshot number `seq` the head: apply `diff` (from the head's digest to this snapshot's) with
-        `nodes` (the new node versions, by id), `labels` (every id's label) and `edges` (this snapshot's)."""
-        params = {"repo": repo, "seq": seq, "open": OPEN}
-        # what is ended is found by the head's labels (an id may change label between commits)
-        head = self._labels(repo, {i for key in diff.close_edges for i in (key[0], key[2])} | set(diff.close_nodes))
-        self._edge_batches("version_close_edges", diff.close_edges, head, lambda k: {"src": k[0], "dst": k[2]}, params)
-        for label in Label:
-            ids = [i for i in diff.close_nodes if head[i] == label]
-            for chunk in _chunks(ids, BATCH * 2):
-                self._run(_templated("version_close_nodes", LABEL=label.value), ids=chunk, **params)
-            rows = [{"id": i, "props": _node_props(nodes[i])} for i in diff.create_nodes if labels[i] == label]
-            for chunk in _chunks(rows, BATCH):
-                self._run(_templated("version_create_nodes", LABEL=label.value), rows=chunk, **params)
-        self._edge_batches("version_create_edges", diff.create_edges, labels,
-                           lambda k: {"src": k[0], "dst": k[2], "resolution": edges[k]}, params)
-
-    def _edge_batches(self, name: str, keys: list[EdgeKey], labels: dict[str, Label], row, params: dict) -> None:
-        groups: dict[tuple[Label, str, Label], list[dict]] = defaultdict(list)
-        for key in keys:
-            groups[(labels[key[0]], key[1], labels[key[2]])].append(row(key))
-        for (src, rel, dst), rows in sorted(groups.items()):
-            for chunk in _chunks(rows, BATCH * 2):
-                self._run(_templated(name, SRC=src.value, TYPE=rel, DST=dst.value), rows=chunk, **params)
-
-    def _labels(self, repo: str, ids: set[str]) -> dict[str, Label]:
-        """The labels of the open versions of `ids` (what the head's relationships join)."""
-        rows = self._run("UNWIND $ids AS id MATCH (n:Directory|File|Class|Function {repo: $repo, id: id}) "
-                         "WHERE n.until = $open RETURN n.id AS id, labels(n)[0] AS label",
-                         ids=sorted(ids), repo=repo, open=OPEN)
-        return {r["id"]: Label(r["label"]) for r in rows}
-
-    def truncate_versions(self, repo: str, seq: int) -> None:
-        """Undo every snapshot numbered after `seq`: the versions they created go, the ones they ended reopen."""
-        with self.driver.session(database=self.settings.database) as session:  # CALL … IN TRANSACTIONS
-            for statement in cypher.statements(cypher.load("version_truncate")):
-                session.run(statement, repo=repo, seq=seq, open=OPEN).consume()
-
-    def version_view(self, repo: str, seq: int) -> tuple[list[list[Any]], list[list[Any]]]:
-        """Snapshot number `seq` as (nodes [label, id, props], relationships [src, type, dst, props])."""
-        params = {"repo": repo, "seq": seq}
-        return self.read(cypher.load("version_view_nodes"), params)[1], self.read(cypher.load("version_view_edges"), params)[1]
 
     def function_code(self, repo: str, snapshot: str, ids: list[str]) -> dict[str, str]:
         rows = self.run_named("functions_by_id", repo=repo, snapshot=snapshot, ids=ids, with_code=True)

@@ -4,9 +4,9 @@ The stages are plain functions so that the Celery tasks (`indexer.tasks`) and th
 share them; only who calls `parse_batch` differs (a process pool here, workers there).
 
 Incremental indexing: when a snapshot of the repository is already indexed (`indexer.base_snapshot`), files
-unchanged since it are not parsed (their facts come from `indexer.parse_cache`) and their nodes are copied from
-it inside Neo4j; the whole snapshot is still resolved, and every edge written, so the result is the full
-rebuild's. Functions whose code did not change keep their vectors (`indexer.vectorize`).
+unchanged since it are not parsed (their facts come from `indexer.parse_cache`, their nodes' digests from the
+base's). The whole snapshot is still resolved, so its graph is the full rebuild's; only its difference from the
+repository's head is written (`indexer.graph_versions`), and only functions the head does not hold are embedded.
 """
 
 from __future__ import annotations
@@ -26,10 +26,14 @@ from indexer.base_snapshot import BaseSnapshot, choose_base
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
 from indexer.embedding import Embedder, open_embedder
 from indexer.errors import SpiderError
+from indexer.graph_diff import digest_of, version_diff
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
+from indexer.graph_versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
+from indexer.model import GraphNode
 from indexer.parse import ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
+from indexer.settings import snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
@@ -61,7 +65,8 @@ class IndexReport:
     resolutions: Counter = field(default_factory=Counter)
     embedding: dict | None = None  # EmbedStats.to_json(); None when indexed with --no-embed
     seconds: dict = field(default_factory=dict)
-    incremental: dict | None = None  # {base, files_changed, files_reparsed, nodes_copied}; None: a full build
+    incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
+    versions: dict | None = None  # {seq, head, nodes_closed, nodes_created, relationships_closed, ...}
 
     def stats(self) -> dict:
         """What is stored on the Snapshot node (JSON)."""
@@ -70,7 +75,7 @@ class IndexReport:
             "skipped": dict(self.skipped), "warnings": dict(self.warnings),
             "nodes": dict(self.nodes), "relationships": dict(self.relationships),
             "resolutions": dict(self.resolutions), "embedding": self.embedding, "seconds": self.seconds,
-            "incremental": self.incremental, "graph_format": GRAPH_FORMAT,
+            "incremental": self.incremental, "versions": self.versions, "graph_format": GRAPH_FORMAT,
         }
 
 
@@ -170,48 +175,80 @@ def graph_of(
 
 def write_graph(
     store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress, base: str | None = None
-) -> None:
-    """Replace whatever (repo, snapshot) holds with `graph`, copying the nodes of `graph.copied` from snapshot
-    `base`; the snapshot stays incomplete (invisible)."""
+) -> list[GraphNode]:
+    """Write `graph` as the new head of its repository's versioned graph, replacing what an earlier run of the
+    same commit left; the nodes of `graph.copied` are those of snapshot `base`. The snapshot stays incomplete
+    (invisible). Returns the functions it created: if the head it was written over is embedded, only they can
+    lack a vector."""
     store.ensure_schema()
-    if store.snapshot_state(report.repo, report.snapshot) is not None:
-        store.delete_snapshot(report.repo, report.snapshot)  # a crashed or forced earlier run
-    store.begin_snapshot(report.repo, report.snapshot, report.rev)
-    if graph.copied:
-        if base is None:
-            raise ValueError("a graph with copied files needs the base snapshot to copy them from")
-        expected = len(graph.labels) - len(graph.nodes)
-        copied = store.copy_file_nodes(report.repo, base, report.snapshot, sorted(graph.copied))
-        if copied != expected:  # the base was deleted or pruned meanwhile
-            raise SpiderError(f"copying {expected} unchanged nodes from snapshot {base[:12]} created {copied}: "
-                              "was it deleted meanwhile? Run again (or with --full)")
-        if report.incremental is not None:
-            report.incremental["nodes_copied"] = copied
-    store.write_nodes(report.repo, report.snapshot, graph.nodes, progress("writing nodes", len(graph.nodes)))
-    store.write_edges(
-        report.repo, report.snapshot, graph.edges, graph.labels, progress("writing relationships", len(graph.edges))
-    )
+    repo = report.repo
+    with hold_repository(store, repo) as writer:
+        if store.snapshot_state(repo, report.snapshot) is not None:
+            writer.delete(report.snapshot)  # a crashed or forced earlier run
+        written = {row["snapshot"]: row for row in writer.snapshots()}
+        head_row = writer.head_snapshot()
+        head = cached_digest(store, repo, head_row)
+        base_digest = None
+        if graph.copied:
+            if base not in written:  # deleted or pruned meanwhile
+                raise SpiderError(f"the base snapshot {str(base)[:12]} of this incremental run is gone: run again "
+                                  "(or with --full)")
+            base_digest = head if head_row and head_row["snapshot"] == base else cached_digest(store, repo, written[base])
+        new = digest_of(graph, base_digest)
+        diff = version_diff(head, new)
+        nodes = {node.id: node for node in graph.nodes}
+        from_base = [node_id for node_id in diff.create_nodes if node_id not in nodes]
+        if from_base:  # unchanged since the base, but not the head's
+            nodes.update((node.id, node) for node in stored_nodes(store, repo, str(base), from_base, new.labels))
+        seq, token = writer.write(report.snapshot, report.rev, head, new, diff, nodes, progress)
+        new.save(snapshot_cache_dir(repo, report.snapshot) / DIGEST_FILE, token)
+    report.versions = {"seq": seq, "head": head_row["snapshot"] if head_row else None,
+                       "nodes_closed": len(diff.close_nodes), "nodes_created": len(diff.create_nodes),
+                       "relationships_closed": len(diff.close_edges),
+                       "relationships_created": len(diff.create_edges)}
+    return [nodes[node_id] for node_id in diff.create_nodes if new.labels[node_id] == Label.FUNCTION]
+
+
+def head_is_embedded(store: GraphStore, repo: str, versions: dict | None, model: str) -> bool:
+    """Whether the head a snapshot was written over (`IndexReport.versions`) is complete with vectors of `model`:
+    then every function the snapshot shares with it has one."""
+    head = (versions or {}).get("head")
+    state = store.snapshot_state(repo, head) if head else None
+    embedding = ((state or {}).get("stats") or {}).get("embedding") if state and state["complete"] else None
+    return bool(embedding) and embedding["model"] == model
 
 
 def embed_graph(
-    store: GraphStore, report: IndexReport, graph: CodeGraph, embedder: Embedder, progress: Progress = no_progress
+    store: GraphStore, report: IndexReport, functions: list[GraphNode], embedder: Embedder,
+    progress: Progress = no_progress, shared: int = 0,
 ) -> None:
-    """Embed the snapshot's functions; those of copied files have no code here: it is read back from the graph
-    only if they have no vector yet."""
-    functions = [n for n in graph.nodes if n.label == Label.FUNCTION] + graph.copied_functions
+    """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head). Functions of
+    copied files have no code here: it is read back from the graph only if they have no vector yet."""
 
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
     with open_vector_store(embedder.name, embedder.dim) as vectors:
-        stats = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of)
+        stats = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of, shared)
     report.embedding = stats.to_json()
+
+
+def functions_to_embed(
+    store: GraphStore, report: IndexReport, graph: CodeGraph, created: list[GraphNode], embedder: Embedder
+) -> tuple[list[GraphNode], int]:
+    """The functions that can lack a vector, and how many others the snapshot has."""
+    every = [n for n in graph.nodes if n.label == Label.FUNCTION] + graph.copied_functions
+    if head_is_embedded(store, report.repo, report.versions, embedder.name):
+        return created, len(every) - len(created)
+    return every, 0
 
 
 def is_indexed(state: dict | None, embed: bool) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write: a
-    snapshot indexed with --no-embed is indexed again when vectors are wanted."""
-    return bool(state and state["complete"] and (not embed or (state["stats"] or {}).get("embedding")))
+    snapshot indexed with --no-embed is indexed again when vectors are wanted, and one written before versioning
+    (no `seq`) is indexed again."""
+    return bool(state and state["complete"] and state["seq"] is not None
+                and (not embed or (state["stats"] or {}).get("embedding")))
 
 
 def index_repository(
@@ -254,11 +291,12 @@ def index_repository(
     graph = graph_of(report, selection, outcomes, cached)
     report.seconds["resolve"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
-    write_graph(store, report, graph, progress, base.snapshot if base else None)
+    created = write_graph(store, report, graph, progress, base.snapshot if base else None)
     report.seconds["write"] = round(time.perf_counter() - t, 3)
     if embedder is not None:
         t = time.perf_counter()
-        embed_graph(store, report, graph, embedder, progress)
+        functions, shared = functions_to_embed(store, report, graph, created, embedder)
+        embed_graph(store, report, functions, embedder, progress, shared)
         report.seconds["embed"] = round(time.perf_counter() - t, 3)
     report.seconds["total"] = round(time.perf_counter() - started, 3)
     store.complete_snapshot(report.repo, report.snapshot, report.stats())

@@ -1,4 +1,4 @@
-"""What differs between two snapshots' graphs: nodes (by label and id, all properties but `snapshot`) and
+"""What differs between two snapshots' graphs: nodes (by label and id, all properties but the version bounds) and
 relationships (by source, type and target, with their properties). Used by `spider snapshots diff` (what a
 commit changed, structurally) and to check that incremental indexing equals a full rebuild."""
 
@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from indexer.graph_schema import Prop
 from indexer.graph_store import GraphStore
 
 NodeKey = tuple[str, str]  # (label, id)
 EdgeKey = tuple[str, str, str]  # (source id, type, target id)
+VERSION_BOUNDS = (Prop.SINCE, Prop.UNTIL)  # where a version lies in the repository's history, not what it holds
 
 
 @dataclass
@@ -39,14 +41,15 @@ def read_contents(store: GraphStore, repo: str, snapshot: str) -> SnapshotConten
     nodes = {}
     for row in store.run_named("snapshot_nodes", repo=repo, snapshot=snapshot):
         props = dict(row["props"])
-        props.pop("snapshot", None)
+        for bound in VERSION_BOUNDS:
+            props.pop(bound, None)
         nodes[(row["label"], row["id"])] = props
     edges: dict[EdgeKey, dict[str, Any]] = {}
     for row in store.run_named("snapshot_edges", repo=repo, snapshot=snapshot):
         key = (row["src"], row["type"], row["dst"])
         if key in edges:  # two relationships where the schema has one: a duplicate write
             raise ValueError(f"snapshot {snapshot[:12]} of {repo} holds {key} twice")
-        edges[key] = row["props"]
+        edges[key] = {k: v for k, v in row["props"].items() if k not in VERSION_BOUNDS}
     return SnapshotContents(nodes, edges)
 
 

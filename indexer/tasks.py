@@ -21,7 +21,6 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from indexer import jobs, neo4j_local
 from indexer.base_snapshot import base_at, choose_base
-from indexer.codegraph import CodeGraph
 from indexer.errors import SpiderError, StoreBusy
 from indexer.embedding import open_embedder
 from indexer.graph_schema import Label
@@ -31,7 +30,8 @@ from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.parse_cache import open_parse_cache
 from indexer.pipeline import (
-    IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, parse_batch, write_graph,
+    IndexReport, batches, collect_outcomes, default_repo_name, embed_graph, graph_of, head_is_embedded, parse_batch,
+    write_graph,
 )
 from indexer.settings import broker_url, visibility_timeout
 from indexer.walk import Commit, SourceFile, open_commit, select_files
@@ -114,7 +114,7 @@ def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: 
                         base: str | None = None, job_id: str | None = None) -> dict:
     """Resolve the whole snapshot and write its graph, still incomplete (invisible to queries); idempotent:
     a redelivery rewrites the same graph. With a `base` snapshot, only changed files were parsed by the parse
-    tasks: the others come from this worker's parse cache (or are parsed here) and their nodes are copied."""
+    tasks: the others come from this worker's parse cache (or are parsed here), their nodes from the base."""
     store = worker_store()
     if job_id:
         jobs.set_stage(store, job_id, "writing")
@@ -138,11 +138,14 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
         if job_id:
             jobs.set_stage(store, job_id, "embedding")
         embedder = open_embedder(model)
+        created_only = head_is_embedded(store, repo, stats.get("versions"), embedder.name)
         nodes = [GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
                            r["end_line"], r["code"], r["content_hash"])
-                 for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha)]
+                 for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha,
+                                          created_only=created_only)]
+        shared = stats["nodes"].get(Label.FUNCTION.value, 0) - len(nodes) if created_only else 0
         report = IndexReport(repo=repo, snapshot=sha, rev="")
-        embed_graph(store, report, CodeGraph(nodes=nodes), embedder)
+        embed_graph(store, report, nodes, embedder, shared=shared)
         stats = {**stats, "embedding": report.embedding}
     store.complete_snapshot(repo, sha, stats)
     if job_id:

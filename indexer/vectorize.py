@@ -44,13 +44,15 @@ def embed_snapshot(
     vectors: VectorStore,
     progress: Callable[[str, int], Callable[[int], None]],
     code_of: Callable[[list[str]], dict[str, str]] | None = None,
+    shared: int = 0,
 ) -> EmbedStats:
-    """`nodes` without code (copied from a base snapshot) get it from `code_of(ids)` if they must be embedded."""
+    """`nodes` without code (copied from a base snapshot) get it from `code_of(ids)` if they must be embedded.
+    `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
-    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions))
+    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared)
     missing = vectors.missing(repo, list(functions))
-    stats.reused = len(functions) - len(missing)
+    stats.reused = len(functions) + shared - len(missing)
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
     todo = [functions[h] for h in missing]
     codeless = [n.id for n in todo if n.code is None]

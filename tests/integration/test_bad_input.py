@@ -13,6 +13,7 @@ import pytest
 
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.test_cli import index_json, unique_name
+from tests.integration.test_index_graph import IN_SNAPSHOT
 
 pytestmark = pytest.mark.integration
 
@@ -72,7 +73,6 @@ def test_every_bad_file_is_counted_under_its_reason(indexed):
     assert summary["relationships"] == {"CONTAINS": 13, "INVOKES": 1, "IMPORTS": 1}
 
 
-IN_SNAPSHOT = "MATCH (n {repo: $repo, snapshot: $snapshot})"
 
 
 def _graph(store, query: str, **params: object) -> set[tuple]:
@@ -83,10 +83,10 @@ def _graph(store, query: str, **params: object) -> set[tuple]:
 def test_good_files_around_the_bad_ones_are_indexed_whole(indexed, store):
     repo, sha, _ = indexed
 
-    nodes = _graph(store, f"{IN_SNAPSHOT} WHERE NOT n:Snapshot RETURN labels(n)[0], n.id, n.start_line, n.end_line",
+    nodes = _graph(store, f"{IN_SNAPSHOT} RETURN labels(n)[0], n.id, n.start_line, n.end_line",
                    repo=repo, snapshot=sha)
-    edges = _graph(store, f"{IN_SNAPSHOT}-[r]->(b) WHERE type(r) <> 'CONTAINS' RETURN type(r), n.id, b.id",
-                   repo=repo, snapshot=sha)
+    edges = _graph(store, f"{IN_SNAPSHOT} MATCH (n)-[r]->(b) WHERE type(r) <> 'CONTAINS' AND r.since <= v.seq < r.until "
+                          "RETURN type(r), n.id, b.id", repo=repo, snapshot=sha)
 
     assert nodes == {
         ("Directory", ".", None, None), ("Directory", "app", None, None), ("Directory", "web", None, None),
@@ -103,7 +103,7 @@ def test_good_files_around_the_bad_ones_are_indexed_whole(indexed, store):
 def test_files_with_warnings_keep_their_code(indexed, store):
     repo, sha, _ = indexed
 
-    code = dict(_graph(store, f"{IN_SNAPSHOT} WHERE n.id IN $ids RETURN n.id, n.code",
+    code = dict(_graph(store, f"{IN_SNAPSHOT} AND n.id IN $ids RETURN n.id, n.code",
                        repo=repo, snapshot=sha, ids=["app/latin1.py", "app/broken.py:fine"]))
 
     assert code == {"app/latin1.py": "# caf\ufffd (latin-1, not UTF-8)\ndef good():\n    return 1\n",
@@ -129,7 +129,7 @@ def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
 
     summary = index_json(root, name)
 
-    functions = _graph(store, f"{IN_SNAPSHOT} WHERE n:Function RETURN n.id", repo=name, snapshot=sha)
+    functions = _graph(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id", repo=name, snapshot=sha)
     deep = {f for (f,) in functions if f.startswith("deep.py:")}
     assert summary["files_parsed"] == 2 and summary["warnings"] == {"syntax errors": 1}
     assert ("ok.py:ok",) in functions

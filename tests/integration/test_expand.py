@@ -8,9 +8,10 @@ from collections import deque
 
 import pytest
 
-from indexer.graph_schema import Label, Rel
+from indexer.codegraph import CodeGraph
+from indexer.graph_schema import Label, Rel, Resolution
 from indexer.model import GraphEdge, GraphNode
-from indexer.pipeline import index_repository
+from indexer.pipeline import IndexReport, index_repository, write_graph
 from query.expand import expand_neighbourhood
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
@@ -125,8 +126,8 @@ def generated_graph(seed: int) -> tuple[list[GraphNode], list[GraphEdge]]:
                 edges.append(GraphEdge(Rel.CONTAINS, path, functions[-1]))
     nodes += [GraphNode(Label.FUNCTION, fid, fid.rsplit(".", 1)[-1], fid.split(":")[0], "python") for fid in functions]
     calls = {(rng.choice(functions), rng.choice(functions)) for _ in range(len(functions))}
-    edges += [GraphEdge(Rel.INVOKES, a, b, "exact") for a, b in calls if a != b]
-    edges += [GraphEdge(Rel.IMPORTS, f"lib/m{rng.randrange(8)}.py", rng.choice(functions), "import") for _ in range(40)]
+    edges += [GraphEdge(Rel.INVOKES, a, b, Resolution.EXACT) for a, b in calls if a != b]
+    edges += [GraphEdge(Rel.IMPORTS, f"lib/m{rng.randrange(8)}.py", rng.choice(functions), Resolution.IMPORT) for _ in range(40)]
     return nodes, edges
 
 
@@ -161,24 +162,28 @@ def bfs_reference(edges: list[GraphEdge], functions: set[str], seeds: list[str],
 
 @pytest.mark.parametrize("seed", range(4))
 def test_expansion_equals_breadth_first_search(store, repo_name, seed):
-    nodes, edges = generated_graph(seed)
-    sha = f"{seed:040x}"
-    store.ensure_schema()
-    store.begin_snapshot(repo_name, sha, "generated")
-    store.write_nodes(repo_name, sha, nodes)
-    store.write_edges(repo_name, sha, edges, {n.id: n.label for n in nodes})
-    functions = {n.id for n in nodes if n.label is Label.FUNCTION}
-    rng = random.Random(seed)
-    hub_functions = sorted(f for f in functions if f.startswith("hub/"))
-    adjacent_pairs = {(e.src, e.dst) for e in edges} | {(e.dst, e.src) for e in edges}
-    for depths in ({Rel.CONTAINS: 4}, {Rel.INVOKES: 2}, {Rel.CONTAINS: 3, Rel.INVOKES: 2, Rel.IMPORTS: 2},
-                   {Rel.CONTAINS: 6}):
-        seeds = rng.sample(hub_functions, 3)
-        neighbours = expand_neighbourhood(store, repo_name, sha, seeds, depths)
+    """Two generated graphs written as consecutive snapshots of one repository: each one's expansion walks its
+    own versions only."""
+    written = []
+    for graph_seed in (seed, seed + 100):
+        nodes, edges = generated_graph(graph_seed)
+        sha = f"{graph_seed:040x}"
+        write_graph(store, IndexReport(repo_name, sha, "generated"),
+                    CodeGraph(nodes=nodes, edges=edges, labels={n.id: n.label for n in nodes}))
+        written.append((sha, nodes, edges))
+    for sha, nodes, edges in written:
+        functions = {n.id for n in nodes if n.label is Label.FUNCTION}
+        rng = random.Random(seed)
+        hub_functions = sorted(f for f in functions if f.startswith("hub/"))
+        adjacent_pairs = {(e.src, e.dst) for e in edges} | {(e.dst, e.src) for e in edges}
+        for depths in ({Rel.CONTAINS: 4}, {Rel.INVOKES: 2}, {Rel.CONTAINS: 3, Rel.INVOKES: 2, Rel.IMPORTS: 2},
+                       {Rel.CONTAINS: 6}):
+            seeds = rng.sample(hub_functions, 3)
+            neighbours = expand_neighbourhood(store, repo_name, sha, seeds, depths)
 
-        assert found(neighbours) == bfs_reference(edges, functions, seeds, depths)
-        for nb in neighbours:  # the reported path is a real path of that length
-            walk = [nb.seed, *nb.via, nb.id]
-            assert len(nb.edge_path) == nb.hops == len(walk) - 1
-            assert all((a, b) in adjacent_pairs for a, b in zip(walk, walk[1:]))
-            assert all(step in (f"-{nb.rel_type.value}->", f"<-{nb.rel_type.value}-") for step in nb.edge_path)
+            assert found(neighbours) == bfs_reference(edges, functions, seeds, depths)
+            for nb in neighbours:  # the reported path is a real path of that length
+                walk = [nb.seed, *nb.via, nb.id]
+                assert len(nb.edge_path) == nb.hops == len(walk) - 1
+                assert all((a, b) in adjacent_pairs for a, b in zip(walk, walk[1:]))
+                assert all(step in (f"-{nb.rel_type.value}->", f"<-{nb.rel_type.value}-") for step in nb.edge_path)

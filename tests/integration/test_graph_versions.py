@@ -1,67 +1,157 @@
-"""The versioned graph in the real Neo4j (branch versioned-graph, issue 6): writing each commit's diff over the
-head keeps every earlier snapshot's view exactly its own graph, and truncating undoes the later ones."""
+"""The versioned graph in the real Neo4j: each snapshot's view is exactly its own graph whatever is written or
+deleted after it, no version outlives every snapshot that sees it, a dead writer's leftovers are undone, and
+writers of one repository take turns."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
+import time
+
 import pytest
 
-from indexer.graph_diff import digest_of, version_diff
-from indexer.graph_store import _node_props
-from indexer.pipeline import IndexReport, graph_of, parse_all
-from indexer.walk import open_commit, select_files
+from indexer.graph_store import GraphStore
+from indexer.graph_versions import delete_snapshot, hold_repository
+from indexer.pipeline import index_repository
+from indexer.snapshot_diff import SnapshotContents, read_contents
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 
 pytestmark = pytest.mark.integration
 
-
-def graph_at(root, repo):
-    commit = open_commit(str(root))
-    selection = select_files(commit)
-    return graph_of(IndexReport(repo, commit.sha, "HEAD"), selection, parse_all(commit, selection.files))
-
-
-def expected(graph) -> tuple[set, set]:
-    nodes = {(n.label.value, n.id, tuple(sorted(_node_props(n).items()))) for n in graph.nodes}
-    edges = {(e.src, e.type.value, e.dst, e.resolution.value if e.resolution else None) for e in graph.edges}
-    return nodes, edges
+UNSEEN_VERSIONS = """
+MATCH (n:Directory|File|Class|Function {repo: $repo})
+WHERE NOT EXISTS { MATCH (s:Snapshot {repo: $repo}) WHERE n.since <= s.seq < n.until }
+RETURN count(n) AS n
+"""
+VERSIONS = "MATCH (n:Directory|File|Class|Function {repo: $repo}) RETURN count(n) AS n"
 
 
-def view(store, repo, seq) -> tuple[set, set]:
-    nodes, edges = store.version_view(repo, seq)
-    drop = {"repo", "id", "since", "until"}
-    return ({(label, i, tuple(sorted((k, v) for k, v in props.items() if k not in drop))) for label, i, props in nodes},
-            {(s, t, d, props.get("resolution")) for s, t, d, props in edges})
+def without_repo(contents: SnapshotContents) -> SnapshotContents:
+    """Comparable across repository names (the full rebuilds are indexed under names of their own): without
+    the repository, which also names the root directory."""
+    return SnapshotContents({k: {p: v for p, v in props.items() if p != "repo" and (k != ("Directory", ".") or p != "name")}
+                             for k, props in contents.nodes.items()}, contents.edges)
 
 
-def test_each_commits_view_is_its_graph_and_truncating_undoes_the_later_ones(tmp_path, store, repo_name):
+def count(store: GraphStore, query: str, repo: str) -> int:
+    return store.read(query, {"repo": repo})[1][0][0]
+
+
+def commits(tmp_path) -> tuple[object, list[str]]:
+    """Four commits of the Python shop: one file edited and one added; one removed and the edit edited again (so
+    the second commit has versions of its own); one moved."""
     files = dict(FIXTURES["python"].files)
-    root, _ = make_repo(tmp_path / "repo", files)
-    edited = next(path for path, text in files.items() if "def " in text and path.endswith(".py"))
-    graphs = [graph_at(root, repo_name)]
-    make_repo(root, {edited: files[edited] + "\n\ndef added_helper():\n    return 1\n",
-                     "shop/extra.py": "from shop import *\n\n\ndef extra():\n    return added_helper()\n"},
-              message="edit one file, add one")
-    graphs.append(graph_at(root, repo_name))
+    root, first = make_repo(tmp_path / "repo", files)
+    edited = sorted(p for p, text in files.items() if "def " in text and p.endswith(".py"))[0]
+    _, second = make_repo(root, {edited: files[edited] + "\n\ndef added_helper():\n    return 1\n",
+                                 "shop/extra.py": "from shop import *\n\n\ndef extra():\n    return added_helper()\n"},
+                          message="edit one file, add one")
     removed = sorted(p for p in files if p != edited and p.endswith(".py"))[0]
     (root / removed).unlink()
-    make_repo(root, {}, message="remove a file")
-    graphs.append(graph_at(root, repo_name))
+    _, third = make_repo(root, {edited: files[edited] + "\n\ndef added_helper():\n    return 2\n"},
+                         message="remove a file, edit again")
+    (root / "shop/extra.py").rename(root / "shop/moved.py")
+    _, fourth = make_repo(root, {}, message="move a file")
+    return root, [first, second, third, fourth]
 
+
+def test_every_view_stays_exact_through_later_writes_and_deletes(tmp_path, store, repo_name):
+    root, shas = commits(tmp_path)
+    full = {}
+    for i, sha in enumerate(shas):
+        fresh = f"{repo_name}-full{i}"
+        index_repository(store, str(root), repo=fresh, rev=sha, embed=False)
+        full[sha] = without_repo(read_contents(store, fresh, sha))
+    first_size = count(store, VERSIONS, f"{repo_name}-full0")
+
+    for i, sha in enumerate(shas):
+        report = index_repository(store, str(root), repo=repo_name, rev=sha, embed=False)
+        assert report.versions["seq"] == i + 1
+        for earlier in shas[: i + 1]:
+            assert without_repo(read_contents(store, repo_name, earlier)) == full[earlier], (sha, earlier)
+    assert count(store, VERSIONS, repo_name) < 2 * first_size  # four commits, not four copies
+
+    before = count(store, VERSIONS, repo_name)
+    delete_snapshot(store, repo_name, shas[1])  # a middle one: what only it saw goes
+    assert count(store, VERSIONS, repo_name) < before
+    delete_snapshot(store, repo_name, shas[3])  # the head: the third is the head again
+    for sha in (shas[0], shas[2]):
+        assert without_repo(read_contents(store, repo_name, sha)) == full[sha]
+    assert count(store, UNSEEN_VERSIONS, repo_name) == 0
+
+    again = index_repository(store, str(root), repo=repo_name, rev=shas[3], embed=False)
+    assert again.versions["head"] == shas[2]
+    for sha in (shas[0], shas[2], shas[3]):
+        assert without_repo(read_contents(store, repo_name, sha)) == full[sha]
+    delete_snapshot(store, repo_name, shas[0])  # the oldest
+    assert without_repo(read_contents(store, repo_name, shas[2])) == full[shas[2]]
+    assert count(store, UNSEEN_VERSIONS, repo_name) == 0
+
+
+def test_a_write_that_dies_midway_is_undone_by_the_next_writer(tmp_path, store, repo_name, monkeypatch):
+    root, shas = commits(tmp_path)
+    index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)
+    first = read_contents(store, repo_name, shas[0])
+    calls = []
+
+    def dies_on_the_third_phase(self, jobs, params, progress, size=None):
+        calls.append(len(jobs))
+        if len(calls) == 3:
+            raise RuntimeError("killed")
+        return original(self, jobs, params, progress, **({"size": size} if size else {}))
+
+    original = GraphStore.write_batches
+    monkeypatch.setattr(GraphStore, "write_batches", dies_on_the_third_phase)
+    with pytest.raises(RuntimeError, match="killed"):
+        index_repository(store, str(root), repo=repo_name, rev=shas[1], embed=False)
+    monkeypatch.undo()
+
+    assert read_contents(store, repo_name, shas[0]) == first  # ended versions still serve the head meanwhile
+    report = index_repository(store, str(root), repo=repo_name, rev=shas[1], embed=False)
+
+    assert report.versions == {**report.versions, "seq": 2, "head": shas[0]}
+    assert read_contents(store, repo_name, shas[0]) == first
+    fresh = f"{repo_name}-full"
+    index_repository(store, str(root), repo=fresh, rev=shas[1], embed=False)
+    assert without_repo(read_contents(store, repo_name, shas[1])) == without_repo(read_contents(store, fresh, shas[1]))
+    assert count(store, UNSEEN_VERSIONS, repo_name) == 0
+
+
+def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, repo_name):
     store.ensure_schema()
-    head = None
-    writes = []
-    for seq, graph in enumerate(graphs, start=1):
-        digest = digest_of(graph)
-        diff = version_diff(head or type(digest)(), digest)
-        store.write_version(repo_name, seq, {n.id: n for n in graph.nodes}, graph.labels, digest.edges, diff)
-        writes.append(diff.writes)
-        head = digest
-        for earlier in range(1, seq + 1):
-            assert view(store, repo_name, earlier) == expected(graphs[earlier - 1]), (seq, earlier)
-    assert writes[1] < writes[0] / 2 and writes[2] < writes[0]  # later commits write only what they change
+    order = []
 
-    store.truncate_versions(repo_name, 1)
+    def second_writer():
+        with hold_repository(store, repo_name):
+            order.append("second")
 
-    assert view(store, repo_name, 1) == expected(graphs[0])
-    assert view(store, repo_name, 3) == expected(graphs[0])  # nothing after 1 is left: 1's versions are open
+    with hold_repository(store, repo_name):
+        waiting = threading.Thread(target=second_writer)
+        waiting.start()
+        time.sleep(1.0)
+        order.append("first")
+    waiting.join(30)
+    assert order == ["first", "second"]
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from indexer import neo4j_local\n"
+         "from indexer.graph_store import GraphStore\n"
+         "from indexer.graph_versions import hold_repository\n"
+         "with hold_repository(GraphStore(neo4j_local.connection_settings()), sys.argv[1]):\n"
+         "    print('held', flush=True)\n"
+         "    time.sleep(600)\n", repo_name],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        holder.kill()  # SIGKILL: no cleanup runs, only the connection drops
+        holder.wait(10)
+        started = time.monotonic()
+        with hold_repository(store, repo_name):
+            waited = time.monotonic() - started
+    finally:
+        holder.kill()
+    assert waited < 20

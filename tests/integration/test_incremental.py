@@ -25,6 +25,7 @@ from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import open_vector_store
 from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
+from tests.integration.test_graph_versions import without_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
@@ -170,8 +171,9 @@ def vectors_of(store, repo: str, snapshot: str, embedder) -> dict[str, tuple[str
 
 
 def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embedder) -> dict:
-    """Index `sha` incrementally, then rebuild it in full: same graph. Its vectors must equal those of a full
-    index under another repository name, whose points (keyed by repository) are all embedded afresh."""
+    """Index `sha` incrementally, then rebuild it in full: same graph. Its graph and vectors must also equal those
+    of a full index under another repository name, which has no head to write over and whose points (keyed by
+    repository) are all embedded afresh."""
     report = index_repository(store, str(root), repo=repo, rev=sha)
     incremental = read_contents(store, repo, sha), vectors_of(store, repo, sha, embedder)
     index_repository(store, str(root), repo=repo, rev=sha, force=True, full=True)
@@ -179,6 +181,7 @@ def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embed
     assert changes.is_empty(), changes
     fresh = f"{repo}-fresh"
     index_repository(store, str(root), repo=fresh, rev=sha, force=True, full=True)
+    assert without_repo(read_contents(store, fresh, sha)) == without_repo(incremental[0])
     assert incremental[1] == vectors_of(store, fresh, sha, embedder)
     assert len(incremental[1]) == sum(1 for label, _ in incremental[0].nodes if label == "Function")
     return report.stats()
@@ -195,12 +198,16 @@ def test_incremental_index_equals_a_full_rebuild_over_random_edit_sequences(data
     state = data.draw(repos())
     first = commit(root, render(state))
     index_repository(store, str(root), repo=repo_name, rev=first)
+    written = {first: read_contents(store, repo_name, first)}
     for _ in range(data.draw(st.integers(2, 4))):
         for _ in range(data.draw(st.integers(1, 3))):
             edit(data.draw, state)
         sha = commit(root, render(state))
         stats = assert_incremental_equals_full(store, root, repo_name, sha, embedder)
         assert stats["incremental"] is None or stats["incremental"]["base"] != sha
+        written[sha] = read_contents(store, repo_name, sha)
+    for sha, contents in written.items():  # every later write left each earlier snapshot's graph as it was
+        assert read_contents(store, repo_name, sha) == contents, sha
 
 
 def test_a_one_file_change_reparses_one_file_copies_the_rest_and_embeds_only_changed_code(
@@ -214,7 +221,10 @@ def test_a_one_file_change_reparses_one_file_copies_the_rest_and_embeds_only_cha
 
     report = index_repository(store, str(root), repo=repo_name, rev=second)
 
-    assert report.incremental == {"base": first, "files_changed": 1, "files_reparsed": 1, "nodes_copied": 4}
+    assert report.incremental == {"base": first, "files_changed": 1, "files_reparsed": 1}
+    v = report.versions  # the file and two() get new versions, and so do the relationships that touch them
+    assert (v["seq"], v["head"], v["nodes_closed"], v["nodes_created"]) == (2, first, 2, 2)
+    assert v["relationships_closed"] == v["relationships_created"] == 4  # pkg->a.py, a.py->one, a.py->two, one->two
     assert (report.embedding["embedded"], report.embedding["reused"]) == (1, 3)  # two() changed; one() kept its code
     assert report.stats()["nodes"] == {"Directory": 3, "File": 3, "Function": 4}
     changes = diff_contents(read_contents(store, repo_name, first), read_contents(store, repo_name, second))
@@ -250,7 +260,8 @@ def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):
     _, second = make_repo(root, {"a.py": "def one():\n    return 1\n\ndef two():\n    return one()\n"}, "add two")
     index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
     summary = succeeded(run_spider("index", root, "--repo", repo_name, "--rev", second, "--no-embed"))
-    assert f"incremental from {first[:12]}: 1 file changed; 1 read by the parser, the others' 2 nodes copied" in summary
+    assert f"incremental from {first[:12]}: 1 file changed; 1 read by the parser" in summary
+    assert f"written over {first[:12]} as snapshot #2: 2 node and 4 relationship versions created, 1 and 2 ended" in summary
 
     output = succeeded(run_spider("snapshots", "diff", repo_name, first[:8], second[:8]))
 

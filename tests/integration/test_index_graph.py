@@ -7,20 +7,26 @@ import posixpath
 import pytest
 
 from indexer.graph_store import GraphStore
+from indexer.graph_versions import delete_snapshot
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES, ShopFixture
 
 pytestmark = pytest.mark.integration
 
-GRAPH_NODES = """
-MATCH (n {repo: $repo, snapshot: $snapshot}) WHERE NOT n:Snapshot
+IN_SNAPSHOT = """
+MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
+MATCH (n:Directory|File|Class|Function {repo: $repo}) WHERE n.since <= v.seq < n.until
+"""  # a snapshot's nodes: the versions of its repository its number falls in
+GRAPH_NODES = IN_SNAPSHOT + """
 RETURN labels(n)[0] AS label, n.id AS id, n.start_line AS start, n.end_line AS end, n.code AS code,
        n.content_hash AS hash, n.language AS language
 """
 GRAPH_EDGES = """
-MATCH (a {repo: $repo, snapshot: $snapshot})-[r]->(b)
-RETURN type(r) AS type, a.id AS src, b.id AS dst, r.resolution AS resolution, b.repo = a.repo AND b.snapshot = a.snapshot AS same
+MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
+MATCH (a {repo: $repo})-[r]->(b) WHERE r.since <= v.seq < r.until
+RETURN type(r) AS type, a.id AS src, b.id AS dst, r.resolution AS resolution,
+       b.repo = a.repo AND a.since <= v.seq < a.until AND b.since <= v.seq < b.until AS same
 """
 
 
@@ -113,8 +119,10 @@ def test_a_new_commit_is_a_separate_snapshot_and_deleting_one_leaves_the_other(t
 
     snapshots = {s["snapshot"]: s for s in store.list_snapshots(repo_name)}
     assert set(snapshots) == {first, second} and all(s["complete"] for s in snapshots.values())
-    assert store.delete_snapshot(repo_name, first) > 0
+    kept = read_graph(store, repo_name, second)
+    delete_snapshot(store, repo_name, first)  # every version of it is also the second's: nothing else goes
     assert [s["snapshot"] for s in store.list_snapshots(repo_name)] == [second]
+    assert read_graph(store, repo_name, second) == kept
     assert read_graph(store, repo_name, first) == ([], [])
     nodes, _ = read_graph(store, repo_name, second)
     assert ("Function", "shop/extra.py:extra") in {(n["label"], n["id"]) for n in nodes}

@@ -19,10 +19,10 @@ def test_every_label_and_relationship_type_named_in_a_cypher_file_is_in_the_sche
         assert labels <= known_labels and types <= known_types, name
 
 
-def test_schema_has_a_uniqueness_constraint_per_node_label_and_statements_split_cleanly():
+def test_schema_has_a_version_uniqueness_constraint_per_node_label_and_statements_split_cleanly():
     statements = cypher.statements(cypher.load("schema"))
-    assert all(s.startswith("CREATE ") and not s.endswith(";") for s in statements)
-    constrained = {m for s in statements for m in re.findall(r"FOR \(n:(\w+)\) REQUIRE \(n.repo, n.snapshot, n.id\) IS UNIQUE", s)}
+    assert all(s.startswith(("CREATE ", "DROP ")) and not s.endswith(";") for s in statements)
+    constrained = {m for s in statements for m in re.findall(r"FOR \(n:(\w+)\) REQUIRE \(n.repo, n.id, n.since\) IS UNIQUE", s)}
     assert constrained == {label.value for label in NODE_LABELS}
 
 

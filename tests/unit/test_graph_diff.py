@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.codegraph import CodeGraph
-from indexer.graph_diff import GraphDigest, digest_of, node_digest, version_diff
+from indexer.graph_diff import GraphDigest, digest_of, digest_of_node, version_diff
 from indexer.graph_schema import Label, Rel, Resolution
 from indexer.model import GraphEdge, GraphNode
 
@@ -44,7 +44,7 @@ class VersionedStore:
         assert all(valid(e["src"]) and valid(e["dst"]) for e in edges), "a relationship joins a version not in the view"
         nodes = [n for n in self.nodes if valid(n)]
         assert len({n["id"] for n in nodes}) == len(nodes) and len({e["key"] for e in edges}) == len(edges)
-        return GraphDigest({n["id"]: n["digest"] for n in nodes}, {e["key"]: e["res"] for e in edges})
+        return GraphDigest({n["id"]: n["digest"] for n in nodes}, edges={e["key"]: e["res"] for e in edges})
 
 
 IDS = [f"n{i}" for i in range(8)]
@@ -56,7 +56,7 @@ def graphs(draw) -> GraphDigest:
     ids = sorted(nodes)
     keys = st.tuples(st.sampled_from(ids), st.sampled_from(["CONTAINS", "INVOKES"]), st.sampled_from(ids))
     edges = draw(st.dictionaries(keys, st.sampled_from([None, "exact", "import"]), max_size=20))
-    return GraphDigest(nodes, edges)
+    return GraphDigest(nodes, edges=edges)
 
 
 @settings(max_examples=300, deadline=None)
@@ -86,8 +86,9 @@ def test_only_what_changed_is_written(head, new):
 
 
 def test_a_changed_node_renews_its_unchanged_relationships():
-    head = GraphDigest({"f": "a", "g": "a", "h": "a"}, {("f", "INVOKES", "g"): "exact", ("g", "INVOKES", "h"): "exact"})
-    new = GraphDigest({"f": "a", "g": "b", "h": "a"}, dict(head.edges))
+    head = GraphDigest({"f": "a", "g": "a", "h": "a"},
+                       edges={("f", "INVOKES", "g"): "exact", ("g", "INVOKES", "h"): "exact"})
+    new = GraphDigest({"f": "a", "g": "b", "h": "a"}, edges=dict(head.edges))
 
     diff = version_diff(head, new)
 
@@ -100,16 +101,26 @@ def _node(node_id: str, code: str) -> GraphNode:
                      1, 1, code, f"hash-of-{code}")
 
 
-def test_digest_of_takes_the_copied_files_nodes_from_the_head():
+def test_digest_of_takes_the_copied_files_nodes_from_the_base():
     kept, copied = _node("a.py:f", "def f(): g()"), _node("b.py:g", "def g(): pass")
     graph = CodeGraph(nodes=[kept], edges=[GraphEdge(Rel.INVOKES, kept.id, copied.id, Resolution.IMPORT)],
                       labels={kept.id: Label.FUNCTION, copied.id: Label.FUNCTION}, copied={"b.py"})
-    head = GraphDigest({copied.id: node_digest(copied)})
+    base = GraphDigest({copied.id: digest_of_node(copied)})
 
-    digest = digest_of(graph, head)
+    digest = digest_of(graph, base)
 
-    assert digest.nodes == {kept.id: node_digest(kept), copied.id: node_digest(copied)}
+    assert digest.nodes == {kept.id: digest_of_node(kept), copied.id: digest_of_node(copied)}
+    assert digest.labels == {kept.id: Label.FUNCTION, copied.id: Label.FUNCTION}
     assert digest.edges == {("a.py:f", "INVOKES", "b.py:g"): "import"}
-    with pytest.raises(ValueError, match="no digest in the head"):
+    with pytest.raises(ValueError, match="no digest in the base"):
         digest_of(graph, GraphDigest())
-    assert node_digest(_node("a.py:f", "def f(): h()")) != node_digest(kept)
+    assert digest_of_node(_node("a.py:f", "def f(): h()")) != digest_of_node(kept)
+
+
+def test_a_cached_digest_serves_only_the_write_it_was_made_by(tmp_path):
+    digest = GraphDigest({"f": "a"}, {"f": Label.FUNCTION}, {("f", "INVOKES", "f"): "exact"})
+    digest.save(tmp_path / "d.pickle", "write-1")
+
+    assert GraphDigest.load(tmp_path / "d.pickle", "write-1") == digest
+    assert GraphDigest.load(tmp_path / "d.pickle", "write-2") is None  # the commit was written again since
+    assert GraphDigest.load(tmp_path / "missing.pickle", "write-1") is None

@@ -1,4 +1,5 @@
-// Delete up to $batch nodes of one snapshot (run until it returns 0, then snapshot_delete_marker).
+// Delete up to $batch nodes of a snapshot written before versioning, when every snapshot was a full copy of its
+// graph keyed by (repo, snapshot, id) (run until it returns 0, then snapshot_delete_marker).
 CALL {
   MATCH (n:Function {repo: $repo, snapshot: $snapshot}) RETURN n
   UNION ALL
