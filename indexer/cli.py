@@ -372,11 +372,17 @@ def snapshots_list(repo: str | None, as_json: bool) -> None:
         click.echo("no snapshots" + (f" of {repo}" if repo else ""))
         return
     table = [
-        [r["repo"], r["snapshot"][:12], r["rev"] or "", "complete" if r["complete"] else "INCOMPLETE",
+        [r["repo"], r["snapshot"][:12], "" if r["seq"] is None else str(r["seq"]), r["rev"] or "", _state(r),
          str(sum((r["stats"] or {}).get("nodes", {}).values())), r["indexed_at"] or ""]
         for r in rows
     ]
-    click.echo(render_table(["repo", "snapshot", "rev", "state", "nodes", "indexed_at"], table))
+    click.echo(render_table(["repo", "snapshot", "#", "rev", "state", "nodes", "indexed_at"], table))
+
+
+def _state(row: dict) -> str:
+    if row["seq"] is None:
+        return "old format: index again"
+    return "complete" if row["complete"] else "INCOMPLETE"
 
 
 @snapshots.command("delete")

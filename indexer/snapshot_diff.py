@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexer.graph_schema import Prop
+from indexer.codegraph import ROOT_DIRECTORY
+from indexer.graph_schema import Label, Prop
 from indexer.graph_store import GraphStore
 
 NodeKey = tuple[str, str]  # (label, id)
@@ -19,6 +20,14 @@ VERSION_BOUNDS = (Prop.SINCE, Prop.UNTIL)  # where a version lies in the reposit
 class SnapshotContents:
     nodes: dict[NodeKey, dict[str, Any]]
     edges: dict[EdgeKey, dict[str, Any]]
+
+    def without_repo(self) -> "SnapshotContents":
+        """Comparable with the same commit indexed under another repository name: without the name, which the
+        root directory carries too."""
+        root = (Label.DIRECTORY.value, ROOT_DIRECTORY)
+        return SnapshotContents(
+            {key: {p: v for p, v in props.items() if p != Prop.REPO and (key != root or p != Prop.NAME)}
+             for key, props in self.nodes.items()}, self.edges)
 
 
 @dataclass

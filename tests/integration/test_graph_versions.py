@@ -14,7 +14,7 @@ import pytest
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import delete_snapshot, hold_repository
 from indexer.pipeline import index_repository
-from indexer.snapshot_diff import SnapshotContents, read_contents
+from indexer.snapshot_diff import read_contents
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 
@@ -26,13 +26,6 @@ WHERE NOT EXISTS { MATCH (s:Snapshot {repo: $repo}) WHERE n.since <= s.seq < n.u
 RETURN count(n) AS n
 """
 VERSIONS = "MATCH (n:Directory|File|Class|Function {repo: $repo}) RETURN count(n) AS n"
-
-
-def without_repo(contents: SnapshotContents) -> SnapshotContents:
-    """Comparable across repository names (the full rebuilds are indexed under names of their own): without
-    the repository, which also names the root directory."""
-    return SnapshotContents({k: {p: v for p, v in props.items() if p != "repo" and (k != ("Directory", ".") or p != "name")}
-                             for k, props in contents.nodes.items()}, contents.edges)
 
 
 def count(store: GraphStore, query: str, repo: str) -> int:
@@ -63,14 +56,14 @@ def test_every_view_stays_exact_through_later_writes_and_deletes(tmp_path, store
     for i, sha in enumerate(shas):
         fresh = f"{repo_name}-full{i}"
         index_repository(store, str(root), repo=fresh, rev=sha, embed=False)
-        full[sha] = without_repo(read_contents(store, fresh, sha))
+        full[sha] = read_contents(store, fresh, sha).without_repo()
     first_size = count(store, VERSIONS, f"{repo_name}-full0")
 
     for i, sha in enumerate(shas):
         report = index_repository(store, str(root), repo=repo_name, rev=sha, embed=False)
         assert report.versions["seq"] == i + 1
         for earlier in shas[: i + 1]:
-            assert without_repo(read_contents(store, repo_name, earlier)) == full[earlier], (sha, earlier)
+            assert read_contents(store, repo_name, earlier).without_repo() == full[earlier], (sha, earlier)
     assert count(store, VERSIONS, repo_name) < 2 * first_size  # four commits, not four copies
 
     before = count(store, VERSIONS, repo_name)
@@ -78,15 +71,15 @@ def test_every_view_stays_exact_through_later_writes_and_deletes(tmp_path, store
     assert count(store, VERSIONS, repo_name) < before
     delete_snapshot(store, repo_name, shas[3])  # the head: the third is the head again
     for sha in (shas[0], shas[2]):
-        assert without_repo(read_contents(store, repo_name, sha)) == full[sha]
+        assert read_contents(store, repo_name, sha).without_repo() == full[sha]
     assert count(store, UNSEEN_VERSIONS, repo_name) == 0
 
     again = index_repository(store, str(root), repo=repo_name, rev=shas[3], embed=False)
     assert again.versions["head"] == shas[2]
     for sha in (shas[0], shas[2], shas[3]):
-        assert without_repo(read_contents(store, repo_name, sha)) == full[sha]
+        assert read_contents(store, repo_name, sha).without_repo() == full[sha]
     delete_snapshot(store, repo_name, shas[0])  # the oldest
-    assert without_repo(read_contents(store, repo_name, shas[2])) == full[shas[2]]
+    assert read_contents(store, repo_name, shas[2]).without_repo() == full[shas[2]]
     assert count(store, UNSEEN_VERSIONS, repo_name) == 0
 
 
@@ -115,7 +108,7 @@ def test_a_write_that_dies_midway_is_undone_by_the_next_writer(tmp_path, store, 
     assert read_contents(store, repo_name, shas[0]) == first
     fresh = f"{repo_name}-full"
     index_repository(store, str(root), repo=fresh, rev=shas[1], embed=False)
-    assert without_repo(read_contents(store, repo_name, shas[1])) == without_repo(read_contents(store, fresh, shas[1]))
+    assert read_contents(store, repo_name, shas[1]).without_repo() == read_contents(store, fresh, shas[1]).without_repo()
     assert count(store, UNSEEN_VERSIONS, repo_name) == 0
 
 

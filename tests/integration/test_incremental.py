@@ -25,7 +25,6 @@ from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import open_vector_store
 from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.test_graph_versions import without_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
@@ -181,7 +180,7 @@ def assert_incremental_equals_full(store, root: Path, repo: str, sha: str, embed
     assert changes.is_empty(), changes
     fresh = f"{repo}-fresh"
     index_repository(store, str(root), repo=fresh, rev=sha, force=True, full=True)
-    assert without_repo(read_contents(store, fresh, sha)) == without_repo(incremental[0])
+    assert read_contents(store, fresh, sha).without_repo() == incremental[0].without_repo()
     assert incremental[1] == vectors_of(store, fresh, sha, embedder)
     assert len(incremental[1]) == sum(1 for label, _ in incremental[0].nodes if label == "Function")
     return report.stats()
