@@ -102,7 +102,7 @@ def build_graph(git_dir: str, rev: str, name: str):
     selection = select_files(commit)
     outcomes = parse_all(commit, selection.files)
     report = IndexReport(repo=name, snapshot=commit.sha, rev=commit.rev)
-    graph = graph_of(report, selection, outcomes)
+    graph, _ = graph_of(report, selection, outcomes)
     seconds["graph"] = round(time.perf_counter() - t, 3)
     return commit, graph, seconds
 

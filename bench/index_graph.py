@@ -145,7 +145,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
                 outcomes = parse_all(commit, selection.files)
                 seconds["parse_all"] = time.perf_counter() - t
                 t = time.perf_counter()
-                graph = graph_of(report, selection, outcomes)
+                graph, _ = graph_of(report, selection, outcomes)
                 seconds["graph_of"] = time.perf_counter() - t
                 write_breakdown.clear()  # the last pass's writes are the ones broken down
                 write_cpu = time.process_time()

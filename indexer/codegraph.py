@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import Callable
 
 from indexer.graph_schema import Label, Rel
 from indexer.model import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
@@ -29,10 +30,12 @@ def keeps_file(facts: FileFacts) -> bool:
 def build_graph(
     files: dict[str, FileFacts], repo_name: str, file_code: dict[str, str],
     copied: dict[str, dict[str, str]] | None = None,
+    resolve: Callable[[dict[str, FileFacts]], list[GraphEdge]] = resolve_edges,
 ) -> CodeGraph:
     """The whole snapshot's edges; its nodes, except those of the files in `copied` (incremental indexing: they
     are unchanged since the base snapshot, whose nodes of them are copied; their facts carry no code, `copied`
-    maps each to its functions' content hashes)."""
+    maps each to its functions' content hashes). `resolve` turns the kept files' facts into IMPORTS, INVOKES and
+    INHERITS edges."""
     copied = copied or {}
     kept = {path: facts for path, facts in files.items() if keeps_file(facts)}
     graph = CodeGraph(copied={path for path in copied if path in kept})
@@ -73,5 +76,5 @@ def build_graph(
                 )
             parent = entity_id(path, entity.parent) if entity.parent else path
             graph.edges.append(GraphEdge(Rel.CONTAINS, parent, eid))
-    graph.edges.extend(resolve_edges(kept))
+    graph.edges.extend(resolve(kept))
     return graph

@@ -30,9 +30,10 @@ from indexer.graph_diff import digest_of, version_diff
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
-from indexer.model import GraphNode
+from indexer.model import FileFacts, GraphEdge, GraphNode
 from indexer.parse import ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
+from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from indexer.settings import snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import open_vector_store
@@ -67,6 +68,7 @@ class IndexReport:
     seconds: dict = field(default_factory=dict)
     incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
     versions: dict | None = None  # {seq, head, nodes_closed, nodes_created, relationships_closed, ...}
+    resolution: dict | None = None  # ResolutionRun.to_json(): how many files were resolved again
 
     def stats(self) -> dict:
         """What is stored on the Snapshot node (JSON)."""
@@ -75,7 +77,8 @@ class IndexReport:
             "skipped": dict(self.skipped), "warnings": dict(self.warnings),
             "nodes": dict(self.nodes), "relationships": dict(self.relationships),
             "resolutions": dict(self.resolutions), "embedding": self.embedding, "seconds": self.seconds,
-            "incremental": self.incremental, "versions": self.versions, "graph_format": GRAPH_FORMAT,
+            "incremental": self.incremental, "versions": self.versions, "resolution": self.resolution,
+            "graph_format": GRAPH_FORMAT,
         }
 
 
@@ -148,10 +151,11 @@ def collect_outcomes(
 
 def graph_of(
     report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome],
-    copied: dict[str, dict[str, str]] | None = None,
-) -> CodeGraph:
-    """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`) and fill the report's
-    file and node counts."""
+    copied: dict[str, dict[str, str]] | None = None, earlier: ResolutionState | None = None,
+) -> tuple[CodeGraph, ResolutionState]:
+    """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`), resolving from the base
+    snapshot's resolution `earlier` when there is one, and fill the report's file and node counts. Also returns
+    the resolution to keep with the snapshot."""
     report.other_files = selection.other
     report.skipped.update(selection.skipped)
     facts, code = {}, {}
@@ -166,20 +170,42 @@ def graph_of(
         code[outcome.path] = outcome.code
         report.warnings.update(outcome.warnings)
     report.files_parsed = len(facts)
-    graph = build_graph(facts, report.repo, code, copied)
+    blobs = {f.path: f.blob for f in selection.files}
+    runs: list[ResolutionRun] = []
+
+    def resolve(kept: dict[str, FileFacts]) -> list[GraphEdge]:
+        edges, run = resolve_from(kept, {path: blobs[path] for path in kept}, GRAPH_FORMAT, earlier, cached_facts)
+        runs.append(run)
+        return edges
+
+    graph = build_graph(facts, report.repo, code, copied, resolve)
+    report.resolution = runs[0].to_json()
     report.nodes = Counter(label.value for label in graph.labels.values())
     report.relationships = Counter(edge.type.value for edge in graph.edges)
     report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
-    return graph
+    return graph, runs[0].state
+
+
+def cached_facts(blobs: dict[str, str]) -> dict[str, FileFacts]:
+    """The parsed facts of files (path -> blob) the parse cache holds."""
+    with open_parse_cache() as cache:
+        found = cache.get_many(blobs.items())
+    return {path: c.outcome.facts for path, c in found.items() if c.outcome.facts is not None}
+
+
+def earlier_resolution(repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
+    """The base snapshot's resolution, if this machine kept it."""
+    return ResolutionState.load(snapshot_cache_dir(repo, base.snapshot) / STATE_FILE, GRAPH_FORMAT) if base else None
 
 
 def write_graph(
-    store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress, base: str | None = None
+    store: GraphStore, report: IndexReport, graph: CodeGraph, progress: Progress = no_progress, base: str | None = None,
+    resolution: ResolutionState | None = None,
 ) -> list[GraphNode]:
     """Write `graph` as the new head of its repository's versioned graph, replacing what an earlier run of the
     same commit left; the nodes of `graph.copied` are those of snapshot `base`. The snapshot stays incomplete
-    (invisible). Returns the functions it created: if the head it was written over is embedded, only they can
-    lack a vector."""
+    (invisible); its digest and `resolution` are kept for the commits indexed from it. Returns the functions it
+    created: if the head it was written over is embedded, only they can lack a vector."""
     store.ensure_schema()
     repo = report.repo
     with hold_repository(store, repo) as writer:
@@ -202,6 +228,8 @@ def write_graph(
             nodes.update((node.id, node) for node in stored_nodes(store, repo, str(base), from_base, new.labels))
         seq, token = writer.write(report.snapshot, report.rev, head, new, diff, nodes, progress)
         new.save(snapshot_cache_dir(repo, report.snapshot) / DIGEST_FILE, token)
+        if resolution is not None:
+            resolution.save(snapshot_cache_dir(repo, report.snapshot) / STATE_FILE)
     report.versions = {"seq": seq, "head": head_row["snapshot"] if head_row else None,
                        "nodes_closed": len(diff.close_nodes), "nodes_created": len(diff.create_nodes),
                        "relationships_closed": len(diff.close_edges),
@@ -288,10 +316,10 @@ def index_repository(
     outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
     report.seconds["parse"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
-    graph = graph_of(report, selection, outcomes, cached)
+    graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
     report.seconds["resolve"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
-    created = write_graph(store, report, graph, progress, base.snapshot if base else None)
+    created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
     report.seconds["write"] = round(time.perf_counter() - t, 3)
     if embedder is not None:
         t = time.perf_counter()

@@ -5,11 +5,18 @@ enclosing and inherited classes), then the file, then what the language adds imp
 file's own package and wildcard imports; Python and JS: star imports). Dotted names walk members of
 modules (exports, submodules) and classes (bases included). What cannot be found is dropped; the only guess
 is a method name that is unique in the repo, called on a receiver the scopes do not know (`heuristic`).
+
+Each file's edges are resolved on their own and record what they read (files, the repo-wide method names, other
+files' bases), so that a later commit redoes only the files whose reads it changed (`indexer.resolve_incremental`).
+For that, a file's result must not depend on which files were resolved before it: import lookups are memoised only
+when they did not run into a cycle (whose answer depends on where the cycle was entered), and the inheritance pass,
+which walks the bases found so far in file order, memoises nothing across files.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Union
 
 from indexer.graph_schema import Label, Rel, Resolution
@@ -24,8 +31,24 @@ _MAX_DEPTH = 12  # re-export chains and inheritance deeper than this are given u
 _STRENGTH = {Resolution.EXACT: 0, Resolution.IMPORT: 1, Resolution.HEURISTIC: 2}
 
 
+EdgeKey = tuple[Rel, str, str]
+Read = Union[str, tuple[str, ...]]  # a file path, ("method", language, name) or ("bases", path)
+
+
 def _weaker(a: Resolution, b: Resolution) -> Resolution:
     return a if _STRENGTH[a] >= _STRENGTH[b] else b
+
+
+@dataclass(frozen=True)
+class FileResolution:
+    """One file's resolved edges and what resolving them read: its inheritance pass (INHERITS edges and the bases
+    of its classes), then its references (IMPORTS and INVOKES)."""
+
+    inherits: dict[EdgeKey, Resolution]
+    bases: dict[str, list[str]]
+    inherit_reads: frozenset
+    links: dict[EdgeKey, Resolution]
+    reads: frozenset
 
 
 class Resolver:
@@ -53,7 +76,9 @@ class Resolver:
                     self.star_imports[(path, imp.scope)].append(imp)
                 elif imp.alias:
                     self.imports[(path, imp.scope)][imp.alias] = imp
-        self._import_memo: dict[tuple[str, Import], Target | None] = {}
+        self._import_memo: dict[tuple[str, Import], tuple[Target | None, frozenset]] = {}
+        self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
+        self._resolving: list[list] = []  # the imports being resolved: [key, frame depth, ran into a cycle]
 
     def _is_member(self, path: str, entity: Entity) -> bool:
         """A method of a class, or (JS) a function stored as a member: `proto.m = function`, `{ m() {} }`."""
@@ -63,42 +88,86 @@ class Resolver:
     # edges --------------------------------------------------------------------
     def edges(self) -> list[GraphEdge]:
         """All IMPORTS, INHERITS and INVOKES edges of the snapshot, deduplicated, in a stable order."""
-        found: dict[tuple[Rel, str, str], Resolution] = {}
+        return edges_of(self.resolve_files({}, set(self.files), set(self.files)))
 
-        def add(rel: Rel, src: str, dst: str, resolution: Resolution) -> None:
-            if src == dst:
-                return
-            key = (rel, src, dst)
-            found[key] = min(found.get(key, resolution), resolution, key=_STRENGTH.__getitem__)
+    def resolve_files(self, earlier: dict[str, FileResolution], inherits: set[str], links: set[str]
+                      ) -> dict[str, FileResolution]:
+        """Every file's resolution: the passes of the files in `inherits` / `links` are run, the others' are
+        taken from `earlier`. Inheritance runs first, in file order (bases first: member lookups walk them)."""
+        results: dict[str, tuple] = {}
+        for path in sorted(self.files):
+            if path in inherits:
+                self._import_memo.clear()  # lookups here see only the bases of the files before this one
+                results[path] = self._recorded(self._inherit_file, path)
+            else:
+                found = earlier[path]
+                self.bases.update(found.bases)
+                results[path] = ({**found.inherits}, found.bases), found.inherit_reads
+        self._import_memo.clear()
+        files = {}
+        for path in sorted(self.files):
+            (inherited, bases), inherit_reads = results[path]
+            if path in links:
+                found_links, reads = self._recorded(self._link_file, path)
+            else:
+                found_links, reads = earlier[path].links, earlier[path].reads
+            files[path] = FileResolution(inherited, bases, inherit_reads, found_links, reads)
+        return files
 
-        for path, facts in sorted(self.files.items()):  # bases first: member lookups walk them
-            for ref in facts.references:
-                if ref.kind == RefKind.INHERIT and ref.scope:
-                    src = entity_id(path, ref.scope)
-                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, classes_only=True):
-                        self.bases.setdefault(src, []).append(dst)
-                        add(Rel.INHERITS, src, dst, resolution)
-        for path, facts in sorted(self.files.items()):
-            for imp in facts.imports:
-                src = entity_id(path, imp.scope) if imp.scope else path
-                target = self.resolve_import(path, imp)
-                dst = self._node_of(target)
+    def _recorded(self, resolve_file, path: str) -> tuple:
+        self._reads.append(set())
+        result = resolve_file(path)
+        return result, frozenset(self._reads.pop())
+
+    def _inherit_file(self, path: str) -> tuple[dict[EdgeKey, Resolution], dict[str, list[str]]]:
+        found: dict[EdgeKey, Resolution] = {}
+        bases: dict[str, list[str]] = {}
+        for ref in self.files[path].references:
+            if ref.kind == RefKind.INHERIT and ref.scope:
+                src = entity_id(path, ref.scope)
+                for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, classes_only=True):
+                    self.bases.setdefault(src, []).append(dst)
+                    bases[src] = self.bases[src]
+                    _add(found, Rel.INHERITS, src, dst, resolution)
+        return found, bases
+
+    def _link_file(self, path: str) -> dict[EdgeKey, Resolution]:
+        found: dict[EdgeKey, Resolution] = {}
+        facts = self.files[path]
+        for imp in facts.imports:
+            src = entity_id(path, imp.scope) if imp.scope else path
+            target = self.resolve_import(path, imp)
+            dst = self._node_of(target)
+            if dst:
+                _add(found, Rel.IMPORTS, src, dst, Resolution.IMPORT)
+        for export in facts.exports:  # `export { x } from "./m"` imports what it re-exports
+            if export.module is not None:
+                module = self.modules.js_module(path, export.module)
+                named = export.imported not in (None, "*") and module is not None
+                dst = self._node_of(next(iter(self.members(module, export.imported, facts.language)), None)
+                                    if named else module)
                 if dst:
-                    add(Rel.IMPORTS, src, dst, Resolution.IMPORT)
-            for export in facts.exports:  # `export { x } from "./m"` imports what it re-exports
-                if export.module is not None:
-                    module = self.modules.js_module(path, export.module)
-                    named = export.imported not in (None, "*") and module is not None
-                    dst = self._node_of(next(iter(self.members(module, export.imported, facts.language)), None)
-                                        if named else module)
-                    if dst:
-                        add(Rel.IMPORTS, path, dst, Resolution.IMPORT)
-            for ref in facts.references:
-                if ref.kind == RefKind.CALL and ref.scope:
-                    src = entity_id(path, ref.scope)
-                    for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, arity=ref.arity):
-                        add(Rel.INVOKES, src, dst, resolution)
-        return [GraphEdge(rel, src, dst, res) for (rel, src, dst), res in sorted(found.items())]
+                    _add(found, Rel.IMPORTS, path, dst, Resolution.IMPORT)
+        for ref in facts.references:
+            if ref.kind == RefKind.CALL and ref.scope:
+                src = entity_id(path, ref.scope)
+                for dst, resolution in self.resolve(path, ref.scope, ref.target, ref.inferred, arity=ref.arity):
+                    _add(found, Rel.INVOKES, src, dst, resolution)
+        return found
+
+    # what a file's resolution reads ---------------------------------------------
+    def _read(self, key: Read) -> None:
+        if self._reads:
+            self._reads[-1].add(key)
+
+    def _read_entity(self, eid: str) -> None:
+        self._read(self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0])
+
+    def _bases_of(self, eid: str) -> list[str]:
+        """The bases of class `eid`, which its file's inheritance pass found."""
+        self._read_entity(eid)
+        self._read(("bases", self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0]))
+        return self.bases.get(eid, [])
 
     def _node_of(self, target: Target | None) -> str | None:
         if isinstance(target, str):
@@ -113,6 +182,7 @@ class Resolver:
         arity: int | None = None,
     ) -> list[tuple[str, Resolution]]:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
+        self._read(path)
         language = self.files[path].language
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
@@ -123,7 +193,7 @@ class Resolver:
             cls = self._enclosing_class(path, scope)
             if cls is None:  # JS `this.m()` in a function stored on a prototype or object
                 return self._guess(language, (EXPR, *rest[-1:]), inferred=False) if head == SELF else []
-            targets: list[Target] = [cls] if head == SELF else list(self.bases.get(cls, []))
+            targets: list[Target] = [cls] if head == SELF else list(self._bases_of(cls))
             resolution = Resolution.EXACT
         else:
             found = self.lookup(path, scope, head)
@@ -163,6 +233,7 @@ class Resolver:
         """An entity of this file whose qualname is `dotted` under one of the caller's qualname prefixes:
         `proto.tz()` inside `default` finds `default.proto.tz`; `round()` inside TS namespace member
         `Fees.forAmount` finds `Fees.round`."""
+        self._read(path)
         parts = scope.split(".") if scope else []
         for cut in range(len(parts), -1, -1):
             prefix = ".".join(parts[:cut])
@@ -176,10 +247,12 @@ class Resolver:
         receiver = parts[0]
         if len(parts) != 2 or inferred or receiver[:1].isupper():
             return []  # bare unknown names are builtins; capitalised receivers are external classes
+        self._read(("method", language, parts[1]))
         candidates = self.methods_by_name.get((language, parts[1]), [])
         return [(candidates[0], Resolution.HEURISTIC)] if len(candidates) == 1 else []
 
     def _enclosing_class(self, path: str, scope: str | None) -> str | None:
+        self._read(path)
         while scope:
             eid = entity_id(path, scope)
             entity = self.entities[eid][1]
@@ -191,6 +264,7 @@ class Resolver:
     # names ----------------------------------------------------------------------
     def lookup(self, path: str, scope: str | None, name: str) -> Found | None:
         """A bare name as seen from `scope`: its targets (Java overloads: several), or _OUTSIDE, or None."""
+        self._read(path)
         language = self.files[path].language
         current = scope
         while True:
@@ -202,7 +276,7 @@ class Resolver:
                 if hit is not None:
                     return hit
                 if is_class and language == "java":
-                    inherited = [m for base in self.bases.get(owner, []) for m in self.members(base, name, language)]
+                    inherited = [m for base in self._bases_of(owner) for m in self.members(base, name, language)]
                     if inherited:
                         return inherited, Resolution.EXACT
             if current is None:
@@ -211,6 +285,7 @@ class Resolver:
         return self._implicit(path, name, language)
 
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
+        self._read(path)
         defined = self.children.get(owner, {}).get(name)
         if defined:
             return (list(defined) if language == "java" else defined[-1:]), Resolution.EXACT
@@ -223,9 +298,11 @@ class Resolver:
         return None
 
     def _implicit(self, path: str, name: str, language: str) -> Found | None:
+        self._read(path)
         facts = self.files[path]
         if language == "java":
             for file in self.modules.java_package_files(facts.package or ""):
+                self._read(file)
                 hit = self.children.get(file, {}).get(name)
                 if hit:
                     return hit[:1], (Resolution.EXACT if file == path else Resolution.IMPORT)
@@ -247,6 +324,7 @@ class Resolver:
 
     # imports ----------------------------------------------------------------------
     def _module_of(self, path: str, imp: Import) -> Module | None:
+        self._read(path)
         language = self.files[path].language
         if language == "python":
             return self.modules.python_module(path, imp.module)
@@ -266,16 +344,32 @@ class Resolver:
         """What an import binds: an entity, a module, _EXTERNAL (outside the repo) or None (not found)."""
         key = (path, imp)
         if key in self._import_memo:
-            return self._import_memo[key]
-        self._import_memo[key] = None  # a cycle resolves to nothing
-        module = self._module_of(path, imp)
-        if module is None:
-            result: Target | None = _EXTERNAL
-        elif imp.name is None or imp.name == "*":
-            result = module
-        else:
-            result = next(iter(self.members(module, imp.name, self.files[path].language, depth + 1)), None)
-        self._import_memo[key] = result
+            result, reads = self._import_memo[key]
+            if self._reads:
+                self._reads[-1].update(reads)
+            return result
+        for i, (resolving, _, _) in enumerate(self._resolving):
+            if resolving == key:  # a cycle resolves to nothing; what it answered above depends on the way in
+                for entry in self._resolving[i:]:
+                    entry[2] = True
+                return None
+        self._resolving.append([key, len(self._reads), False])
+        self._reads.append({path})
+        try:
+            module = self._module_of(path, imp)
+            if module is None:
+                result = _EXTERNAL
+            elif imp.name is None or imp.name == "*":
+                result = module
+            else:
+                result = next(iter(self.members(module, imp.name, self.files[path].language, depth + 1)), None)
+        finally:
+            reads = frozenset(self._reads.pop())
+            _, _, in_cycle = self._resolving.pop()
+        if self._reads:
+            self._reads[-1].update(reads)
+        if not in_cycle:
+            self._import_memo[key] = (result, reads)
         return result
 
     # members ----------------------------------------------------------------------
@@ -287,12 +381,14 @@ class Resolver:
         if target.is_dir:
             if language == "java":
                 for file in self.modules.java_package_files(target.path):
+                    self._read(file)
                     hit = self.children.get(file, {}).get(name)
                     if hit:
                         return hit[:1]
                 return []
             sub = self.modules.python_submodule(target, name)
             return [sub] if sub else []
+        self._read(target.path)
         facts = self.files.get(target.path)
         if facts is None:
             return []
@@ -303,6 +399,7 @@ class Resolver:
         return []
 
     def _class_members(self, eid: str, name: str, language: str, depth: int) -> list[Target]:
+        self._read_entity(eid)
         own = self.children.get(eid, {}).get(name)
         if own:
             return list(own) if language == "java" else own[-1:]  # Java overloads all share the name
@@ -310,7 +407,7 @@ class Resolver:
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
                 return [entity_id(path, member)]
-        for base in self.bases.get(eid, []):
+        for base in self._bases_of(eid):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:
                 return inherited
@@ -318,6 +415,7 @@ class Resolver:
 
     def _python_module_member(self, module: Module, name: str, depth: int) -> list[Target]:
         path = module.path
+        self._read(path)
         defined = self.children.get(path, {}).get(name)
         if defined:
             return defined[-1:]
@@ -337,6 +435,7 @@ class Resolver:
         return []
 
     def _js_export(self, path: str, name: str, depth: int) -> list[Target]:
+        self._read(path)
         facts = self.files[path]
         if not facts.exports:  # a script: its file-scope names are what `require` sees
             hit = self._local(path, None, path, name, facts.language)
@@ -363,6 +462,20 @@ class Resolver:
                 else:
                     return self._js_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
         return []
+
+
+def _add(found: dict[EdgeKey, Resolution], rel: Rel, src: str, dst: str, resolution: Resolution) -> None:
+    """Keep an edge once, with the strongest way it was found."""
+    if src == dst:
+        return
+    key = (rel, src, dst)
+    found[key] = min(found.get(key, resolution), resolution, key=_STRENGTH.__getitem__)
+
+
+def edges_of(files: dict[str, FileResolution]) -> list[GraphEdge]:
+    """The snapshot's edges in a stable order (each edge's source is in one file, so files never share one)."""
+    found = {key: res for f in files.values() for key, res in (*f.inherits.items(), *f.links.items())}
+    return [GraphEdge(rel, src, dst, res) for (rel, src, dst), res in sorted(found.items())]
 
 
 def resolve_edges(files: dict[str, FileFacts]) -> list[GraphEdge]:

@@ -9,9 +9,7 @@ snapshots must be identical.
 
 from __future__ import annotations
 
-import posixpath
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,135 +22,11 @@ from indexer.pipeline import index_repository
 from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import open_vector_store
 from query.dense import snapshot_members
+from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
-
-NAMES = ["alpha", "beta", "gamma", "delta", "omega"]
-CLASS_NAMES = ["Base", "Shop", "Cart"]
-DIRECTORIES = ["pkg", "lib", "pkg/sub"]
-
-
-@dataclass
-class Function:
-    name: str
-    calls: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Class:
-    name: str
-    base: str | None = None
-    methods: list[Function] = field(default_factory=list)
-
-
-@dataclass
-class Module:
-    language: str  # python | javascript
-    imports: list[tuple[str, str]] = field(default_factory=list)  # (module key, name)
-    functions: list[Function] = field(default_factory=list)
-    classes: list[Class] = field(default_factory=list)
-
-
-Repo = dict[str, Module]  # module key ("pkg/util") -> module
-
-
-def path_of(key: str, module: Module) -> str:
-    return key + (".py" if module.language == "python" else ".js")
-
-
-def render_python(key: str, module: Module) -> str:
-    lines = [f"from {target.replace('/', '.')} import {name}" for target, name in module.imports]
-    for fn in module.functions:
-        lines += ["", f"def {fn.name}():"] + [f"    {call}()" for call in fn.calls] + ["    return 1"]
-    for cls in module.classes:
-        lines += ["", f"class {cls.name}({cls.base or 'object'}):"]
-        for m in cls.methods:
-            lines += [f"    def {m.name}(self):"] + [f"        self.{c}()" if i % 2 else f"        {c}()"
-                                                    for i, c in enumerate(m.calls)] + ["        return 2"]
-        if not cls.methods:
-            lines.append("    pass")
-    return "\n".join(lines) + "\n"
-
-
-def render_javascript(key: str, module: Module) -> str:
-    lines = []
-    for target, name in module.imports:
-        relative = posixpath.relpath(target, posixpath.dirname(key))
-        lines.append(f'import {{ {name} }} from "{relative if relative.startswith(".") else "./" + relative}";')
-    for fn in module.functions:
-        lines += ["", f"export function {fn.name}() {{"] + [f"  {call}();" for call in fn.calls] + ["  return 1;", "}"]
-    for cls in module.classes:
-        lines += ["", f"export class {cls.name}{' extends ' + cls.base if cls.base else ''} {{"]
-        for m in cls.methods:
-            lines += [f"  {m.name}() {{"] + [f"    this.{c}();" if i % 2 else f"    {c}();"
-                                             for i, c in enumerate(m.calls)] + ["    return 2;", "  }"]
-        lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def render(repo: Repo) -> dict[str, str]:
-    return {path_of(key, m): (render_python if m.language == "python" else render_javascript)(key, m)
-            for key, m in repo.items()}
-
-
-calls = st.lists(st.sampled_from(NAMES), max_size=3)
-functions = st.builds(Function, st.sampled_from(NAMES), calls)
-classes = st.builds(Class, st.sampled_from(CLASS_NAMES), st.none() | st.sampled_from(CLASS_NAMES),
-                    st.lists(functions, max_size=2))
-module_keys = st.builds(lambda d, n: f"{d}/{n}", st.sampled_from(DIRECTORIES), st.sampled_from(["util", "core", "api"]))
-
-
-@st.composite
-def repos(draw) -> Repo:
-    repo: Repo = {}
-    for key in draw(st.lists(module_keys, min_size=2, max_size=5, unique=True)):
-        repo[key] = Module(draw(st.sampled_from(["python", "javascript"])), [],
-                           draw(st.lists(functions, max_size=3)), draw(st.lists(classes, max_size=2)))
-    for key, module in repo.items():
-        same_language = [k for k, m in repo.items() if k != key and m.language == module.language]
-        if same_language:
-            module.imports = draw(st.lists(st.tuples(st.sampled_from(same_language), st.sampled_from(NAMES + CLASS_NAMES)),
-                                           max_size=2, unique=True))
-    return repo
-
-
-def edit(draw, repo: Repo) -> str:
-    """Apply one random edit to `repo` in place; returns what it did."""
-    key = draw(st.sampled_from(sorted(repo)))
-    module = repo[key]
-    kind = draw(st.sampled_from(["add", "remove", "rename", "calls", "import", "base", "move", "new", "delete"]))
-    if kind == "add":
-        module.functions.append(draw(functions))
-    elif kind == "remove" and module.functions:
-        module.functions.pop(draw(st.integers(0, len(module.functions) - 1)))
-    elif kind == "rename" and module.functions:
-        module.functions[draw(st.integers(0, len(module.functions) - 1))].name = draw(st.sampled_from(NAMES))
-    elif kind == "calls" and (module.functions or module.classes):
-        targets = module.functions + [m for c in module.classes for m in c.methods]
-        if targets:
-            draw(st.sampled_from(targets)).calls = draw(calls)
-    elif kind == "import":
-        others = [k for k, m in repo.items() if k != key and m.language == module.language]
-        if others and draw(st.booleans()):
-            module.imports.append((draw(st.sampled_from(others)), draw(st.sampled_from(NAMES + CLASS_NAMES))))
-        elif module.imports:
-            module.imports.pop()
-    elif kind == "base" and module.classes:
-        draw(st.sampled_from(module.classes)).base = draw(st.none() | st.sampled_from(CLASS_NAMES))
-    elif kind == "move":
-        target = draw(module_keys)
-        if target not in repo:
-            repo[target] = repo.pop(key)  # importers keep the old module name: their imports dangle now
-    elif kind == "new":
-        target = draw(module_keys)
-        if target not in repo:
-            repo[target] = Module(module.language, [], draw(st.lists(functions, min_size=1, max_size=2)))
-    elif kind == "delete" and len(repo) > 1:
-        del repo[key]
-    return kind
-
 
 def commit(root: Path, files: dict[str, str]) -> str:
     for child in root.iterdir():

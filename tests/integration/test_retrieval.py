@@ -112,7 +112,7 @@ def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(inde
     embedder = open_embedder()
     commit = open_commit(str(root))
     selection = select_files(commit)
-    graph = graph_of(IndexReport(repo_name, sha, "HEAD"), selection, parse_all(commit, selection.files))
+    graph, _ = graph_of(IndexReport(repo_name, sha, "HEAD"), selection, parse_all(commit, selection.files))
     server = QdrantServerStore(collection_name(embedder.name, embedder.dim), embedder.dim, client=QdrantClient(":memory:"))
     embed_snapshot(repo_name, graph.nodes, embedder, server, no_progress)
 
