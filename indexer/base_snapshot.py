@@ -13,7 +13,7 @@ from indexer.graph_store import GraphStore
 from indexer.parse_cache import GRAPH_FORMAT
 from indexer.walk import Commit, SourceFile, select_files
 
-CANDIDATES = 4  # newest eligible snapshots compared (with the commit's parents); the fewest changed files wins
+CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; the fewest changed files wins
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ def base_at(commit: Commit, sha: str) -> BaseSnapshot:
 def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:
     """The complete snapshot of `repo` to index `commit` against: written by a spider with this GRAPH_FORMAT (so
     equal files give equal nodes), its commit present in `commit`'s git directory, and with the fewest changed
-    files among the commit's parents and the newest few. None when there is none (the commit is indexed in full)."""
+    files among the commit's indexed parents, or else among the newest few. None when there is none (the commit is
+    indexed in full)."""
     best: tuple[int, BaseSnapshot] | None = None
     eligible = [
         row["snapshot"] for row in store.list_snapshots(repo)
@@ -53,7 +54,7 @@ def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[Source
         and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
     ]
     parents = [sha for sha in parents_of(commit) if sha in eligible]
-    for sha in dict.fromkeys(parents + eligible[:CANDIDATES]):
+    for sha in parents or eligible[:CANDIDATES]:  # a parent indexed: the usual case, and close enough
         try:
             base = base_at(commit, sha)
         except SpiderError:  # that commit is not in this clone

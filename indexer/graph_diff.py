@@ -19,7 +19,6 @@ from indexer.graph_schema import Label
 from indexer.model import GraphNode
 
 EdgeKey = tuple[str, str, str]  # (source id, relationship type, target id)
-_ABSENT = object()
 
 
 def node_digest(label: str, name: str, path: str, language: str | None, kind: str | None, start_line: int | None,
@@ -90,12 +89,15 @@ class VersionDiff:
 def version_diff(head: GraphDigest, new: GraphDigest) -> VersionDiff:
     renewed = {node_id for node_id, digest in new.nodes.items() if head.nodes.get(node_id, digest) != digest}
 
-    def rewritten(key: EdgeKey, resolution: str | None, other: dict[EdgeKey, str | None]) -> bool:
-        return other.get(key, _ABSENT) != resolution or key[0] in renewed or key[2] in renewed
+    def rewritten(ours: dict[EdgeKey, str | None], theirs: dict[EdgeKey, str | None]) -> list[EdgeKey]:
+        """Our relationships the other side lacks or resolves otherwise, and those touching a renewed node."""
+        differ = {key for key, _ in ours.items() - theirs.items()}
+        touching = {key for key in ours if key[0] in renewed or key[2] in renewed} if renewed else set()
+        return sorted(differ | touching)
 
     return VersionDiff(
         close_nodes=sorted(renewed | (head.nodes.keys() - new.nodes.keys())),
         create_nodes=sorted(renewed | (new.nodes.keys() - head.nodes.keys())),
-        close_edges=sorted(key for key, res in head.edges.items() if rewritten(key, res, new.edges)),
-        create_edges=sorted(key for key, res in new.edges.items() if rewritten(key, res, head.edges)),
+        close_edges=rewritten(head.edges, new.edges),
+        create_edges=rewritten(new.edges, head.edges),
     )

@@ -8,6 +8,7 @@ transaction: readers only trust complete snapshots.
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Callable, Iterator
@@ -21,6 +22,7 @@ from indexer.model import GraphNode
 from indexer.settings import Neo4jSettings
 
 BATCH = 2000
+_SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")
 WRITERS = 2  # concurrent write sessions
 
 
@@ -78,8 +80,14 @@ class GraphStore:
 
     # schema -------------------------------------------------------------------
     def ensure_schema(self) -> None:
+        """Create what cypher/schema.cypher creates and drop what it drops, running only the statements whose
+        constraint or index is not yet as it says (one listing instead of ~30 statements per index run)."""
+        present = {r["name"] for r in self._run("SHOW CONSTRAINTS YIELD name RETURN name")}
+        present |= {r["name"] for r in self._run("SHOW INDEXES YIELD name RETURN name")}
         for statement in cypher.statements(cypher.load("schema")):
-            self._run(statement)
+            action, name = _SCHEMA_STATEMENT.match(statement).groups()
+            if (action == "CREATE") != (name in present):
+                self._run(statement)
 
     # snapshots ------------------------------------------------------------------
     def snapshot_state(self, repo: str, snapshot: str) -> dict | None:

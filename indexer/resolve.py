@@ -62,14 +62,16 @@ class Resolver:
         self.methods_by_name: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.bases: dict[str, list[str]] = {}
         for path, facts in files.items():
+            bound = []
             for entity in facts.entities:
                 eid = entity_id(path, entity.qualname)
                 self.entities[eid] = (path, entity)
-                if binds_name(entity):
+                bound.append(binds_name(entity))
+                if bound[-1]:
                     owner = entity_id(path, entity.parent) if entity.parent else path
                     self.children[owner][entity.name].append(eid)
-            for entity in facts.entities:
-                if entity.label == Label.FUNCTION and self._is_member(path, entity):
+            for entity, binds in zip(facts.entities, bound):
+                if entity.label == Label.FUNCTION and self._is_member(path, entity, binds):
                     self.methods_by_name[(facts.language, entity.name)].append(entity_id(path, entity.qualname))
             for imp in facts.imports:
                 if imp.name == "*":
@@ -80,15 +82,17 @@ class Resolver:
         self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
         self._resolving: list[list] = []  # the imports being resolved: [key, frame depth, ran into a cycle]
 
-    def _is_member(self, path: str, entity: Entity) -> bool:
-        """A method of a class, or (JS) a function stored as a member: `proto.m = function`, `{ m() {} }`."""
+    def _is_member(self, path: str, entity: Entity, binds: bool) -> bool:
+        """A method of a class, or (JS) a function stored as a member (`proto.m = function`, `{ m() {} }`: its
+        definition does not bind its name)."""
         parent = self.entities.get(entity_id(path, entity.parent)) if entity.parent else None
-        return (parent is not None and parent[1].label == Label.CLASS) or not binds_name(entity)
+        return (parent is not None and parent[1].label == Label.CLASS) or not binds
 
     # edges --------------------------------------------------------------------
     def edges(self) -> list[GraphEdge]:
         """All IMPORTS, INHERITS and INVOKES edges of the snapshot, deduplicated, in a stable order."""
-        return edges_of(self.resolve_files({}, set(self.files), set(self.files)))
+        return sorted(edges_of(self.resolve_files({}, set(self.files), set(self.files))),
+                      key=lambda e: (e.type, e.src, e.dst))
 
     def resolve_files(self, earlier: dict[str, FileResolution], inherits: set[str], links: set[str]
                       ) -> dict[str, FileResolution]:
@@ -157,6 +161,8 @@ class Resolver:
 
     # what a file's resolution reads ---------------------------------------------
     def _read(self, key: Read) -> None:
+        """Record a read of something outside the file being resolved (a changed file is always resolved again,
+        so its own facts need no record)."""
         if self._reads:
             self._reads[-1].add(key)
 
@@ -182,7 +188,6 @@ class Resolver:
         arity: int | None = None,
     ) -> list[tuple[str, Resolution]]:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
-        self._read(path)
         language = self.files[path].language
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
@@ -233,7 +238,6 @@ class Resolver:
         """An entity of this file whose qualname is `dotted` under one of the caller's qualname prefixes:
         `proto.tz()` inside `default` finds `default.proto.tz`; `round()` inside TS namespace member
         `Fees.forAmount` finds `Fees.round`."""
-        self._read(path)
         parts = scope.split(".") if scope else []
         for cut in range(len(parts), -1, -1):
             prefix = ".".join(parts[:cut])
@@ -252,7 +256,6 @@ class Resolver:
         return [(candidates[0], Resolution.HEURISTIC)] if len(candidates) == 1 else []
 
     def _enclosing_class(self, path: str, scope: str | None) -> str | None:
-        self._read(path)
         while scope:
             eid = entity_id(path, scope)
             entity = self.entities[eid][1]
@@ -264,7 +267,6 @@ class Resolver:
     # names ----------------------------------------------------------------------
     def lookup(self, path: str, scope: str | None, name: str) -> Found | None:
         """A bare name as seen from `scope`: its targets (Java overloads: several), or _OUTSIDE, or None."""
-        self._read(path)
         language = self.files[path].language
         current = scope
         while True:
@@ -285,7 +287,6 @@ class Resolver:
         return self._implicit(path, name, language)
 
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
-        self._read(path)
         defined = self.children.get(owner, {}).get(name)
         if defined:
             return (list(defined) if language == "java" else defined[-1:]), Resolution.EXACT
@@ -298,7 +299,6 @@ class Resolver:
         return None
 
     def _implicit(self, path: str, name: str, language: str) -> Found | None:
-        self._read(path)
         facts = self.files[path]
         if language == "java":
             for file in self.modules.java_package_files(facts.package or ""):
@@ -324,7 +324,6 @@ class Resolver:
 
     # imports ----------------------------------------------------------------------
     def _module_of(self, path: str, imp: Import) -> Module | None:
-        self._read(path)
         language = self.files[path].language
         if language == "python":
             return self.modules.python_module(path, imp.module)
@@ -473,9 +472,9 @@ def _add(found: dict[EdgeKey, Resolution], rel: Rel, src: str, dst: str, resolut
 
 
 def edges_of(files: dict[str, FileResolution]) -> list[GraphEdge]:
-    """The snapshot's edges in a stable order (each edge's source is in one file, so files never share one)."""
-    found = {key: res for f in files.values() for key, res in (*f.inherits.items(), *f.links.items())}
-    return [GraphEdge(rel, src, dst, res) for (rel, src, dst), res in sorted(found.items())]
+    """The snapshot's edges (each edge's source is in one file, so no two files give the same edge)."""
+    return [GraphEdge(rel, src, dst, res) for f in files.values()
+            for found in (f.inherits, f.links) for (rel, src, dst), res in found.items()]
 
 
 def resolve_edges(files: dict[str, FileFacts]) -> list[GraphEdge]:

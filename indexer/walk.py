@@ -12,7 +12,7 @@ import subprocess
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from indexer.errors import SpiderError
@@ -73,8 +73,7 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
 
 
 def skip_reason_for_path(path: str) -> str | None:
-    parts = PurePosixPath(path).parts
-    if any(part in _VENDORED_DIRS for part in parts[:-1]):
+    if any(part in _VENDORED_DIRS for part in path.split("/")[:-1]):
         return "vendored"
     if _BUNDLE_NAME.search(path):
         return "minified"

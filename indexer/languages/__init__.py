@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import PurePosixPath
 from typing import Callable
 
 from indexer.model import FileFacts
@@ -28,13 +27,20 @@ _EXTENSIONS: dict[str, tuple[str, str]] = {
 SUPPORTED_LANGUAGES = ("python", "java", "javascript", "typescript")
 
 
+def _suffix(path: str) -> str:
+    """`PurePosixPath(path).suffix`, without building a path object (called for every file of every commit)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 def language_of(path: str) -> str | None:
-    entry = _EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    entry = _EXTENSIONS.get(_suffix(path))
     return entry[1] if entry else None
 
 
 def extractor_for(path: str) -> Extractor | None:
-    entry = _EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    entry = _EXTENSIONS.get(_suffix(path))
     if entry is None:
         return None
     return import_module(f"indexer.languages.{entry[0]}").extract
