@@ -125,7 +125,7 @@ def print_summary(report: IndexReport) -> None:
 @click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
 @click.option("--force", is_flag=True, help="Re-index even if this commit is already indexed.")
 @click.option("--full", is_flag=True,
-              help="Parse every file and write every node, instead of starting from the closest indexed snapshot "
+              help="Parse and resolve every file, instead of starting from the closest indexed snapshot "
                    "of the repository (the result is the same; --full is the way to check that).")
 @click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2; see `spider models list`).")
 @click.option("--no-embed", is_flag=True, help="Build the graph only: no vectors (dense retrieval will not work on it).")
@@ -142,8 +142,9 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
     directories, minified bundles, binary and oversized files are skipped and counted. Indexing an
     already indexed commit changes nothing. Queries only see a snapshot once it is complete.
 
-    When another commit of the repository is indexed, only the files that differ from it are parsed, the
-    others' nodes are copied from it and only changed functions are embedded; the snapshot is the same as a
+    When another commit of the repository is indexed, only the files that differ from it are parsed, only
+    the references a change can reach are resolved again, only what differs from the repository's last
+    written snapshot is written to Neo4j, and only new functions are embedded; the snapshot is the same as a
     full rebuild's.
     """
     if enqueue:

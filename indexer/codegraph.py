@@ -18,7 +18,7 @@ class CodeGraph:
     nodes: list[GraphNode] = field(default_factory=list)  # the nodes to write
     edges: list[GraphEdge] = field(default_factory=list)  # every edge of the snapshot
     labels: dict[str, Label] = field(default_factory=dict)  # every node id of the snapshot -> its label
-    copied: set[str] = field(default_factory=set)  # files whose nodes are copied from the base snapshot
+    copied: set[str] = field(default_factory=set)  # files whose nodes are the base snapshot's (built without code)
     copied_functions: list[GraphNode] = field(default_factory=list)  # their functions, without code
 
 

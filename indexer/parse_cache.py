@@ -3,7 +3,7 @@
 What a file parses to depends only on its path, its bytes (the git blob) and the code that turns them into a
 graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder, the tree-sitter grammars), so
 a new spider version never reuses a stale result. The cache holds what resolution needs and the file's counts,
-not source text: a cached file's nodes are copied from the base snapshot (`indexer.pipeline`), never rebuilt.
+not source text: a cached file's nodes are the base snapshot's (`indexer.pipeline`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
 and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a

@@ -133,7 +133,7 @@ def collect_outcomes(
 ) -> tuple[list[ParseOutcome], dict[str, dict[str, str]]]:
     """Every file's parse outcome, in `files` order: those in `parsed` (parsed elsewhere, e.g. by Celery tasks),
     the cached ones of files unchanged since `base`, and a parse of the rest, which is cached for next time.
-    Also returns the files served from the cache (their nodes must be copied from the base) with their
+    Also returns the files served from the cache (their nodes are the base's) with their
     functions' content hashes, and records the incremental run on the report."""
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []

@@ -46,7 +46,7 @@ def embed_snapshot(
     code_of: Callable[[list[str]], dict[str, str]] | None = None,
     shared: int = 0,
 ) -> EmbedStats:
-    """`nodes` without code (copied from a base snapshot) get it from `code_of(ids)` if they must be embedded.
+    """`nodes` without code (taken from a base snapshot) get it from `code_of(ids)` if they must be embedded.
     `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
