@@ -20,6 +20,7 @@ import pickle
 import sqlite3
 from dataclasses import dataclass
 from importlib import metadata
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Iterable
 
@@ -55,12 +56,44 @@ class CachedParse:
     function_hashes: dict[str, str]  # function id -> content hash: what the embed stage needs of a copied file
 
 
+class LazyReferences(Sequence):
+    """A cached file's references, unpickled when first read. Incremental resolution reads those of the few files
+    it resolves again; unpickling every file's (96k on apache/dubbo) cost 0.44 s of a 3.4 s incremental run."""
+
+    def __init__(self, pickled: bytes) -> None:
+        self._pickled = pickled
+        self._items: list | None = None
+
+    @classmethod
+    def of(cls, references: Sequence) -> "LazyReferences":
+        return cls(pickle.dumps(list(references), protocol=5))
+
+    def _list(self) -> list:
+        if self._items is None:
+            self._items = pickle.loads(self._pickled)
+        return self._items
+
+    def __getitem__(self, index):
+        return self._list()[index]
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __reduce__(self):
+        return LazyReferences, (self._pickled,)
+
+
 def without_code(outcome: ParseOutcome) -> ParseOutcome:
-    """The outcome as cached: facts for resolution and counts, without the file's and its entities' text."""
+    """The outcome as cached: facts for resolution and counts, without the file's and its entities' text, and
+    with references read only when needed."""
     if outcome.facts is None:
         return dataclasses.replace(outcome, code=None)
     entities = [dataclasses.replace(e, code="") for e in outcome.facts.entities]
-    return dataclasses.replace(outcome, code=None, facts=dataclasses.replace(outcome.facts, entities=entities))
+    facts = dataclasses.replace(outcome.facts, entities=entities, references=LazyReferences.of(outcome.facts.references))
+    return dataclasses.replace(outcome, code=None, facts=facts)
 
 
 def function_hashes(outcome: ParseOutcome) -> dict[str, str]:

@@ -17,6 +17,7 @@ import re
 import subprocess
 import time
 from collections import Counter
+from contextlib import nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -36,7 +37,7 @@ from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from indexer.settings import snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
-from indexer.vectors import open_vector_store
+from indexer.vectors import VectorStore, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -174,7 +175,7 @@ def graph_of(
     runs: list[ResolutionRun] = []
 
     def resolve(kept: dict[str, FileFacts]) -> list[GraphEdge]:
-        edges, run = resolve_from(kept, {path: blobs[path] for path in kept}, GRAPH_FORMAT, earlier, cached_facts)
+        edges, run = resolve_from(kept, {path: blobs[path] for path in kept}, GRAPH_FORMAT, earlier)
         runs.append(run)
         return edges
 
@@ -184,13 +185,6 @@ def graph_of(
     report.relationships = Counter(edge.type.value for edge in graph.edges)
     report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
     return graph, runs[0].state
-
-
-def cached_facts(blobs: dict[str, str]) -> dict[str, FileFacts]:
-    """The parsed facts of files (path -> blob) the parse cache holds."""
-    with open_parse_cache() as cache:
-        found = cache.get_many(blobs.items())
-    return {path: c.outcome.facts for path, c in found.items() if c.outcome.facts is not None}
 
 
 def earlier_resolution(repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
@@ -248,16 +242,17 @@ def head_is_embedded(store: GraphStore, repo: str, versions: dict | None, model:
 
 def embed_graph(
     store: GraphStore, report: IndexReport, functions: list[GraphNode], embedder: Embedder,
-    progress: Progress = no_progress, shared: int = 0,
+    progress: Progress = no_progress, shared: int = 0, vectors: VectorStore | None = None,
 ) -> None:
-    """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head). Functions of
-    copied files have no code here: it is read back from the graph only if they have no vector yet."""
+    """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head) into `vectors`,
+    or the store opened here. Functions of copied files have no code here: it is read back from the graph only if
+    they have no vector yet."""
 
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
-    with open_vector_store(embedder.name, embedder.dim) as vectors:
-        stats = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of, shared)
+    with nullcontext(vectors) if vectors is not None else open_vector_store(embedder.name, embedder.dim) as held:
+        stats = embed_snapshot(report.repo, functions, embedder, held, progress, code_of, shared)
     report.embedding = stats.to_json()
 
 
@@ -306,26 +301,32 @@ def index_repository(
         report.embedding = stats.get("embedding")
         return report
     embedder = open_embedder(model) if embed else None  # a missing model fails before any work is done
-    if embedder is not None:
-        # So does a vector store another process holds. It is let go at once and taken again only to embed, so
-        # queries wait on indexing no longer than that.
-        open_vector_store(embedder.name, embedder.dim).close()
     t = time.perf_counter()
     selection = select_files(commit)
     base = None if full else choose_base(store, commit, report.repo, selection.files)
-    outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
-    report.seconds["parse"] = round(time.perf_counter() - t, 3)
-    t = time.perf_counter()
-    graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
-    report.seconds["resolve"] = round(time.perf_counter() - t, 3)
-    t = time.perf_counter()
-    created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
-    report.seconds["write"] = round(time.perf_counter() - t, 3)
-    if embedder is not None:
+    # So does a vector store another process holds. An incremental run is short and keeps it; a full one lets it
+    # go at once and takes it again only to embed, so queries wait on indexing no longer than that.
+    vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
+    if vectors is not None and base is None:
+        vectors.close()
+        vectors = None
+    try:
+        outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
+        report.seconds["parse"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
-        functions, shared = functions_to_embed(store, report, graph, created, embedder)
-        embed_graph(store, report, functions, embedder, progress, shared)
-        report.seconds["embed"] = round(time.perf_counter() - t, 3)
+        graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
+        report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+        t = time.perf_counter()
+        created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
+        report.seconds["write"] = round(time.perf_counter() - t, 3)
+        if embedder is not None:
+            t = time.perf_counter()
+            functions, shared = functions_to_embed(store, report, graph, created, embedder)
+            embed_graph(store, report, functions, embedder, progress, shared, vectors)
+            report.seconds["embed"] = round(time.perf_counter() - t, 3)
+    finally:
+        if vectors is not None:
+            vectors.close()
     report.seconds["total"] = round(time.perf_counter() - started, 3)
     store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -14,13 +14,13 @@ import pickle
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import Callable
 
 from indexer.graph_schema import Label
 from indexer.model import FileFacts, GraphEdge
 from indexer.resolve import FileResolution, Read, Resolver, edges_of
 
 STATE_FILE = "resolution.pickle"
+STATE_VERSION = 2  # of what is pickled: a state saved by another version is not used
 
 
 def layout_of(files: dict[str, FileFacts]) -> str:
@@ -37,21 +37,23 @@ class ResolutionState:
     layout: str
     blobs: dict[str, str]  # path -> blob of every file resolved
     files: dict[str, FileResolution]
+    methods: dict[str, frozenset[Read]]  # path -> the ("method", language, name) keys its functions define
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
-        partial.write_bytes(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+        partial.write_bytes(pickle.dumps((STATE_VERSION, self), protocol=pickle.HIGHEST_PROTOCOL))
         partial.replace(path)
 
     @staticmethod
     def load(path: Path, graph_format: str) -> "ResolutionState | None":
         """The saved state, if there is one made by this graph format."""
         try:
-            state = pickle.loads(path.read_bytes())
+            version, state = pickle.loads(path.read_bytes())
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
             return None
-        return state if isinstance(state, ResolutionState) and state.graph_format == graph_format else None
+        usable = version == STATE_VERSION and isinstance(state, ResolutionState) and state.graph_format == graph_format
+        return state if usable else None
 
 
 @dataclass
@@ -71,46 +73,39 @@ class ResolutionRun:
 
 def resolve_from(
     files: dict[str, FileFacts], blobs: dict[str, str], graph_format: str, earlier: ResolutionState | None,
-    earlier_facts: Callable[[dict[str, str]], dict[str, FileFacts]],
 ) -> tuple[list[GraphEdge], ResolutionRun]:
     """The edges of the snapshot whose files are `files` (with their `blobs`), resolved from `earlier` when it is
-    usable. `earlier_facts(blobs)` gives the facts of files as the earlier snapshot had them (by path -> blob),
-    leaving out those it does not know."""
+    usable."""
     resolver = Resolver(files)
     run = ResolutionRun(files=len(files))
     layout = layout_of(files)
-    redo: tuple[set[str], set[str]] | None = None
-    if earlier is not None:
-        if earlier.layout != layout:
-            run.reason = "the module layout changed"
-        else:
-            redo = _to_redo(files, blobs, earlier, earlier_facts)
-            if redo is None:
-                run.reason = "the base's facts of a changed file are not cached"
-    if redo is None:
-        redo = set(files), set(files)
-    else:
+    methods = {path: _methods(f) for path, f in files.items()}
+    if earlier is not None and earlier.layout == layout:
+        redo = _to_redo(files, blobs, methods, earlier)
         run.reason = ""
+    else:
+        redo = set(files), set(files)
+        if earlier is not None:
+            run.reason = "the module layout changed"
     results = resolver.resolve_files(earlier.files if earlier else {}, *redo)
     run.inherits_resolved, run.links_resolved = len(redo[0]), len(redo[1])
-    run.state = ResolutionState(graph_format, layout, dict(blobs), results)
+    run.state = ResolutionState(graph_format, layout, dict(blobs), results, methods)
     return edges_of(results), run
 
 
-def _to_redo(
-    files: dict[str, FileFacts], blobs: dict[str, str], earlier: ResolutionState,
-    earlier_facts: Callable[[dict[str, str]], dict[str, FileFacts]],
-) -> tuple[set[str], set[str]] | None:
-    """The files whose inheritance pass and whose reference pass must run again; None when a changed file's
-    earlier facts are unknown (what it defined before cannot be told)."""
+def _methods(facts: FileFacts) -> frozenset[Read]:
+    """What a file adds to the repo-wide method names (a superset: every function's name)."""
+    return frozenset(("method", facts.language, e.name) for e in facts.entities if e.label == Label.FUNCTION)
+
+
+def _to_redo(files: dict[str, FileFacts], blobs: dict[str, str], methods: dict[str, frozenset[Read]],
+             earlier: ResolutionState) -> tuple[set[str], set[str]]:
+    """The files whose inheritance pass and whose reference pass must run again."""
     changed = {p for p in blobs.keys() | earlier.blobs.keys() if blobs.get(p) != earlier.blobs.get(p)}
-    before = {p: earlier.blobs[p] for p in changed if p in earlier.blobs}
-    old_facts = earlier_facts(before)
-    if len(old_facts) < len(before):
-        return None
     touched: set[Read] = set(changed)
-    for facts in (*old_facts.values(), *(files[p] for p in changed if p in files)):
-        touched.update(("method", facts.language, e.name) for e in facts.entities if e.label == Label.FUNCTION)
+    for path in changed:  # the method names a changed file defined before or defines now
+        touched.update(earlier.methods.get(path, ()))
+        touched.update(methods.get(path, ()))
     inherits = {p for p in files if p in changed}
     touched.update(("bases", p) for p in inherits)
     grown = True

@@ -25,9 +25,8 @@ def sorted_edges(edges: list) -> list:
     return sorted(edges, key=lambda e: (e.type, e.src, e.dst))
 
 
-def resolved_from(files: dict, blobs: dict[str, str], earlier: ResolutionState | None, known: dict):
-    return resolve_from(files, blobs, "format", earlier,
-                        lambda wanted: {p: known[(p, b)] for p, b in wanted.items() if (p, b) in known})
+def resolved_from(files: dict, blobs: dict[str, str], earlier: ResolutionState | None):
+    return resolve_from(files, blobs, "format", earlier)
 
 
 @settings(max_examples=150, deadline=None)
@@ -35,15 +34,13 @@ def resolved_from(files: dict, blobs: dict[str, str], earlier: ResolutionState |
 def test_resolving_from_the_base_equals_resolving_everything(data):
     state = data.draw(repos())
     files, blobs = parsed(render(state))
-    known = {(p, blobs[p]): f for p, f in files.items()}  # every version's facts, as the parse cache keeps them
-    _, run = resolved_from(files, blobs, None, known)
+    _, run = resolved_from(files, blobs, None)
     for _ in range(data.draw(st.integers(1, 4))):
         for _ in range(data.draw(st.integers(1, 2))):
             edit(data.draw, state)
         files, blobs = parsed(render(state))
-        known.update(((p, blobs[p]), f) for p, f in files.items())
 
-        edges, run = resolved_from(files, blobs, run.state, known)
+        edges, run = resolved_from(files, blobs, run.state)
 
         assert sorted_edges(edges) == Resolver(files).edges()
 
@@ -55,15 +52,28 @@ def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
         "pkg/c.py": "def alone():\n    return 3\n",
     }
     files, blobs = parsed(sources)
-    _, first = resolved_from(files, blobs, None, {})
+    _, first = resolved_from(files, blobs, None)
     assert (first.inherits_resolved, first.links_resolved, first.reason) == (3, 3, "no base resolution")
-    known = {(p, blobs[p]): f for p, f in files.items()}
     sources["pkg/a.py"] = sources["pkg/a.py"].replace("return 1", "return 2")
     files, blobs = parsed(sources)
 
-    edges, run = resolved_from(files, blobs, first.state, known)
+    edges, run = resolved_from(files, blobs, first.state)
 
     assert sorted_edges(edges) == Resolver(files).edges()
     assert (run.inherits_resolved, run.links_resolved, run.reason) == (2, 2, "")  # a.py and b.py, not c.py
-    _, unknown = resolved_from(files, blobs, first.state, {})  # a.py's earlier facts are not cached
-    assert unknown.reason == "the base's facts of a changed file are not cached" and unknown.links_resolved == 3
+    sources["pkg/d.py"] = "def more():\n    return 4\n"
+    files, blobs = parsed(sources)
+    edges, added = resolved_from(files, blobs, run.state)
+    assert sorted_edges(edges) == Resolver(files).edges()
+    assert (added.links_resolved, added.reason) == (4, "the module layout changed")
+
+
+def test_a_saved_state_serves_only_its_graph_format(tmp_path):
+    files, blobs = parsed({"a.py": "def one():\n    return 1\n"})
+    _, run = resolved_from(files, blobs, None)
+    run.state.save(tmp_path / "state.pickle")
+
+    assert ResolutionState.load(tmp_path / "state.pickle", "format") == run.state
+    assert ResolutionState.load(tmp_path / "state.pickle", "another format") is None
+    (tmp_path / "state.pickle").write_bytes(b"not a pickle")
+    assert ResolutionState.load(tmp_path / "state.pickle", "format") is None
