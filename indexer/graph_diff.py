@@ -9,11 +9,11 @@ to keep per snapshot, so the head's graph need not be read back from Neo4j to di
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
+from indexer.cache_files import load_tagged, save_tagged
 from indexer.codegraph import CodeGraph
 from indexer.graph_schema import Label
 from indexer.model import GraphNode
@@ -43,20 +43,13 @@ class GraphDigest:
 
     def save(self, path: Path, write_id: str) -> None:
         """Keep it beside the snapshot's other caches, tagged with the write that made the graph it describes."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(pickle.dumps((write_id, self), protocol=pickle.HIGHEST_PROTOCOL))
-        partial.replace(path)
+        save_tagged(path, write_id, self)
 
     @staticmethod
     def load(path: Path, write_id: str) -> "GraphDigest | None":
         """The cached digest, if it describes the graph the write `write_id` made (not an earlier write of the same
         commit, since deleted)."""
-        try:
-            cached_write, digest = pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
-        return digest if cached_write == write_id else None
+        return load_tagged(path, write_id)
 
 
 def digest_of(graph: CodeGraph, base: GraphDigest | None = None) -> GraphDigest:

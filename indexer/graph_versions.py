@@ -48,11 +48,7 @@ class RepositoryWriter:
 
     def snapshots(self) -> list[dict]:
         """Every snapshot of the repository written with versions (complete or not), by number."""
-        return sorted((r for r in self.store.list_snapshots(self.repo) if r["seq"] is not None),
-                      key=lambda r: r["seq"])
-
-    def head_snapshot(self) -> dict | None:
-        return next((r for r in self.snapshots() if r["seq"] == self.head), None)
+        return _versioned(self.store.list_snapshots(self.repo))
 
     def discard_unfinished(self) -> None:
         """Undo what writers that died left: snapshots numbered above the head and their versions."""
@@ -66,14 +62,15 @@ class RepositoryWriter:
         """Remove a snapshot and what is cached of it: the head is truncated to the snapshot before it; another
         one gives up the versions only it could see. Returns how many nodes were deleted."""
         shutil.rmtree(snapshot_cache_dir(self.repo, snapshot), ignore_errors=True)
-        row = next((r for r in self.store.list_snapshots(self.repo) if r["snapshot"] == snapshot), None)
+        rows = self.store.list_snapshots(self.repo)
+        row = next((r for r in rows if r["snapshot"] == snapshot), None)
         if row is None:
             return 0
         if row["seq"] is None:
             deleted = self._delete_legacy(snapshot)
         else:
             seq = row["seq"]
-            numbers = [r["seq"] for r in self.snapshots() if r["seq"] != seq]
+            numbers = [r["seq"] for r in _versioned(rows) if r["seq"] != seq]
             before = max((n for n in numbers if n < seq), default=NOTHING)
             if seq == self.head:
                 deleted = self._truncate(before)
@@ -126,6 +123,11 @@ class RepositoryWriter:
         return deleted
 
 
+def _versioned(rows: list[dict]) -> list[dict]:
+    """The snapshots of `rows` written with versions, by number."""
+    return sorted((r for r in rows if r["seq"] is not None), key=lambda r: r["seq"])
+
+
 def _by_label(ids: list[str], labels: dict[str, Label]) -> Iterator[tuple[Label, list[str]]]:
     grouped: dict[Label, list[str]] = defaultdict(list)
     for node_id in ids:
@@ -163,7 +165,7 @@ def hold_repository(store: GraphStore, repo: str) -> Iterator[RepositoryWriter]:
             tx.run(cypher.load("repository_release"), repo=repo, head=writer.head).consume()
             tx.commit()
         finally:
-            if tx.closed() is False:
+            if not tx.closed():
                 tx.close()
 
 
@@ -195,7 +197,6 @@ def stored_nodes(store: GraphStore, repo: str, snapshot: str, ids: list[str], la
         nodes.append(GraphNode(labels[row["id"]], row["id"], p["name"], p["path"], p.get("language"), p.get("kind"),
                                p.get("start_line"), p.get("end_line"), p.get("code"), p.get("content_hash")))
     return nodes
-
 
 
 def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> int:

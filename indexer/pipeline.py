@@ -203,10 +203,9 @@ def write_graph(
     store.ensure_schema()
     repo = report.repo
     with hold_repository(store, repo) as writer:
-        if store.snapshot_state(repo, report.snapshot) is not None:
-            writer.delete(report.snapshot)  # a crashed or forced earlier run
+        writer.delete(report.snapshot)  # what a crashed or forced earlier run left, if any
         written = {row["snapshot"]: row for row in writer.snapshots()}
-        head_row = writer.head_snapshot()
+        head_row = next((row for row in written.values() if row["seq"] == writer.head), None)
         head = cached_digest(store, repo, head_row)
         base_digest = None
         if graph.copied:

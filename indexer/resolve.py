@@ -35,10 +35,6 @@ EdgeKey = tuple[Rel, str, str]
 Read = Union[str, tuple[str, ...]]  # a file path, ("method", language, name) or ("bases", path)
 
 
-def _weaker(a: Resolution, b: Resolution) -> Resolution:
-    return a if _STRENGTH[a] >= _STRENGTH[b] else b
-
-
 @dataclass(frozen=True)
 class FileResolution:
     """One file's resolved edges and what resolving them read: its inheritance pass (INHERITS edges and the bases
@@ -80,7 +76,7 @@ class Resolver:
                     self.imports[(path, imp.scope)][imp.alias] = imp
         self._import_memo: dict[tuple[str, Import], tuple[Target | None, frozenset]] = {}
         self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
-        self._resolving: list[list] = []  # the imports being resolved: [key, frame depth, ran into a cycle]
+        self._resolving: list[list] = []  # the imports being resolved: [key, ran into a cycle]
 
     def _is_member(self, path: str, entity: Entity, binds: bool) -> bool:
         """A method of a class, or (JS) a function stored as a member (`proto.m = function`, `{ m() {} }`: its
@@ -106,7 +102,7 @@ class Resolver:
             else:
                 found = earlier[path]
                 self.bases.update(found.bases)
-                results[path] = ({**found.inherits}, found.bases), found.inherit_reads
+                results[path] = (found.inherits, found.bases), found.inherit_reads
         self._import_memo.clear()
         files = {}
         for path in sorted(self.files):
@@ -166,13 +162,14 @@ class Resolver:
         if self._reads:
             self._reads[-1].add(key)
 
-    def _read_entity(self, eid: str) -> None:
-        self._read(self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0])
+    def _file_of(self, eid: str) -> str:
+        return self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0]
 
     def _bases_of(self, eid: str) -> list[str]:
         """The bases of class `eid`, which its file's inheritance pass found."""
-        self._read_entity(eid)
-        self._read(("bases", self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0]))
+        path = self._file_of(eid)
+        self._read(path)
+        self._read(("bases", path))
         return self.bases.get(eid, [])
 
     def _node_of(self, target: Target | None) -> str | None:
@@ -347,12 +344,12 @@ class Resolver:
             if self._reads:
                 self._reads[-1].update(reads)
             return result
-        for i, (resolving, _, _) in enumerate(self._resolving):
+        for i, (resolving, _) in enumerate(self._resolving):
             if resolving == key:  # a cycle resolves to nothing; what it answered above depends on the way in
                 for entry in self._resolving[i:]:
-                    entry[2] = True
+                    entry[1] = True
                 return None
-        self._resolving.append([key, len(self._reads), False])
+        self._resolving.append([key, False])
         self._reads.append({path})
         try:
             module = self._module_of(path, imp)
@@ -364,7 +361,7 @@ class Resolver:
                 result = next(iter(self.members(module, imp.name, self.files[path].language, depth + 1)), None)
         finally:
             reads = frozenset(self._reads.pop())
-            _, _, in_cycle = self._resolving.pop()
+            _, in_cycle = self._resolving.pop()
         if self._reads:
             self._reads[-1].update(reads)
         if not in_cycle:
@@ -398,7 +395,7 @@ class Resolver:
         return []
 
     def _class_members(self, eid: str, name: str, language: str, depth: int) -> list[Target]:
-        self._read_entity(eid)
+        self._read(self._file_of(eid))
         own = self.children.get(eid, {}).get(name)
         if own:
             return list(own) if language == "java" else own[-1:]  # Java overloads all share the name

@@ -10,11 +10,11 @@ is resolved again. The result is the full resolution's, edge for edge (tested ag
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
+from indexer.cache_files import load_tagged, save_tagged
 from indexer.graph_schema import Label
 from indexer.model import FileFacts, GraphEdge
 from indexer.resolve import FileResolution, Read, Resolver, edges_of
@@ -40,20 +40,12 @@ class ResolutionState:
     methods: dict[str, frozenset[Read]]  # path -> the ("method", language, name) keys its functions define
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(pickle.dumps((STATE_VERSION, self), protocol=pickle.HIGHEST_PROTOCOL))
-        partial.replace(path)
+        save_tagged(path, (STATE_VERSION, self.graph_format), self)
 
     @staticmethod
     def load(path: Path, graph_format: str) -> "ResolutionState | None":
         """The saved state, if there is one made by this graph format."""
-        try:
-            version, state = pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
-            return None
-        usable = version == STATE_VERSION and isinstance(state, ResolutionState) and state.graph_format == graph_format
-        return state if usable else None
+        return load_tagged(path, (STATE_VERSION, graph_format))
 
 
 @dataclass

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 
 import cypher
+from indexer.cache_files import write_atomically
 from indexer.embedding import Embedder
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
@@ -23,11 +23,8 @@ def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
         return dict(zip(cached["point_keys"], zip(cached["node_ids"], cached["content_hashes"])))
     _, rows = store.read(cypher.load("snapshot_function_members"), {"repo": repo, "snapshot": snapshot})
     members = members_of(repo, rows)  # rows: [id, content_hash]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f"{_MEMBERS}.{os.getpid()}.tmp")
-    staging.write_text(json.dumps({"point_keys": list(members), "node_ids": [m[0] for m in members.values()],
-                                   "content_hashes": [m[1] for m in members.values()]}))
-    staging.replace(path)  # a reader never sees half a file
+    write_atomically(path, json.dumps({"point_keys": list(members), "node_ids": [m[0] for m in members.values()],
+                                       "content_hashes": [m[1] for m in members.values()]}).encode())
     return members
 
 

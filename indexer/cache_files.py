@@ -1,0 +1,32 @@
+"""Files spider keeps beside a snapshot (`settings.snapshot_cache_dir`): written whole or not at all, and read
+back only by the code (and the write) that made them."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """A reader never sees half a file, and concurrent writers never share a staging file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    staging.write_bytes(data)
+    staging.replace(path)
+
+
+def save_tagged(path: Path, tag: Any, value: Any) -> None:
+    """Pickle `value` with `tag`: what `load_tagged` must be asked for to get it back."""
+    write_atomically(path, pickle.dumps((tag, value), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def load_tagged(path: Path, tag: Any) -> Any | None:
+    """What `save_tagged` kept with this `tag`; None when the file is missing, damaged, from another version of
+    spider, or tagged otherwise."""
+    try:
+        saved_tag, value = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        return None
+    return value if saved_tag == tag else None
