@@ -18,6 +18,7 @@ truncated by the tokenizer to the model's max_tokens. Documents are sorted by to
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import fcntl
 import hashlib
@@ -366,3 +367,24 @@ def open_embedder(name: str | None = None, threads: int | None = None) -> Embedd
     """Load model name (else $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) with threads ONNX threads (default:
     the CPUs this process may use)."""
     return Embedder(resolve_spec(name), threads=threads)
+
+
+class BackgroundEmbedder:
+    """An `Embedder` loading in a thread: importing fastembed and creating the ONNX session take ~0.7 s, which an
+    incremental index run spends on parsing, resolving and writing (mostly waiting on git and Neo4j) instead.
+    `name` and `dim` are known at once; anything else waits for the load and raises what it raised."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.name = spec.name
+        self.dim = spec.dim
+        self._loading = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="spider-model-load")
+        self._model = self._loading.submit(Embedder, spec)
+        self._loading.shutdown(wait=False)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._model.result(), attribute)
+
+
+def open_embedder_in_background(name: str | None = None) -> BackgroundEmbedder:
+    """`open_embedder`, loading in a thread; an unknown or unprepared model is still an error here and now."""
+    return BackgroundEmbedder(resolve_spec(name))

@@ -5,27 +5,31 @@ share them; only who calls `parse_batch` differs (a process pool here, workers t
 
 Incremental indexing: when a snapshot of the repository is already indexed (`indexer.base_snapshot`), files
 unchanged since it are not parsed (their facts come from `indexer.parse_cache`, their nodes' digests from the
-base's). The whole snapshot is still resolved, so its graph is the full rebuild's; only its difference from the
-repository's head is written (`indexer.graph_versions`), and only functions the head does not hold are embedded.
+base's), only the files whose reads the commit changed are resolved again (`indexer.resolve_incremental`), only
+the snapshot's difference from the repository's head is written (`indexer.graph_versions`), and only functions the
+head does not hold are embedded. The graph is the full rebuild's.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import re
 import subprocess
 import time
 from collections import Counter
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from enum import StrEnum
 from itertools import repeat
-from typing import Callable, Iterator, Protocol
+from operator import attrgetter
+from typing import Callable, Iterable, Iterator, Protocol
 
 from indexer.base_snapshot import BaseSnapshot, choose_base
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
-from indexer.embedding import Embedder, open_embedder
+from indexer.embedding import Embedder, open_embedder_in_background
 from indexer.errors import SpiderError
 from indexer.graph_diff import digest_of, version_diff
 from indexer.graph_schema import Label
@@ -50,6 +54,21 @@ class Progress(Protocol):
 
 def no_progress(stage: str, total: int) -> Callable[[int], None]:
     return lambda n: None
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Run without Python's cyclic garbage collector. Indexing builds millions of long-lived, acyclic objects
+    (facts, nodes, edges, resolution state), each batch of which made it scan the growing heap again: on a
+    one-file change of a 22k-function repository that was 0.45 of 1.6 s. What indexing frees, refcounting frees;
+    the few cycles it leaves wait for the next collection after the run."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass
@@ -181,10 +200,16 @@ def graph_of(
 
     graph = build_graph(facts, report.repo, code, copied, resolve)
     report.resolution = runs[0].to_json()
-    report.nodes = Counter(label.value for label in graph.labels.values())
-    report.relationships = Counter(edge.type.value for edge in graph.edges)
-    report.resolutions = Counter(edge.resolution.value for edge in graph.edges if edge.resolution)
+    report.nodes = _counts(graph.labels.values())
+    report.relationships = _counts(map(attrgetter("type"), graph.edges))
+    report.resolutions = _counts(map(attrgetter("resolution"), graph.edges))
     return graph, runs[0].state
+
+
+def _counts(members: Iterable[StrEnum | None]) -> Counter:
+    """How many of each member, by value (counting members, not `.value`s, which is an enum descriptor call per
+    item: 0.1 s for a 100k-edge graph)."""
+    return Counter({member.value: n for member, n in Counter(members).items() if member is not None})
 
 
 def earlier_resolution(repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
@@ -299,33 +324,35 @@ def index_repository(
         report.other_files = stats.get("other_files", 0)
         report.embedding = stats.get("embedding")
         return report
-    embedder = open_embedder(model) if embed else None  # a missing model fails before any work is done
-    t = time.perf_counter()
-    selection = select_files(commit)
-    base = None if full else choose_base(store, commit, report.repo, selection.files)
-    # So does a vector store another process holds. An incremental run is short and keeps it; a full one lets it
-    # go at once and takes it again only to embed, so queries wait on indexing no longer than that.
-    vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
-    if vectors is not None and base is None:
-        vectors.close()
-        vectors = None
-    try:
-        outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
-        report.seconds["parse"] = round(time.perf_counter() - t, 3)
+    with cyclic_gc_paused():
+        # A missing model fails before any work is done; the model loads meanwhile.
+        embedder = open_embedder_in_background(model) if embed else None
         t = time.perf_counter()
-        graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
-        report.seconds["resolve"] = round(time.perf_counter() - t, 3)
-        t = time.perf_counter()
-        created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
-        report.seconds["write"] = round(time.perf_counter() - t, 3)
-        if embedder is not None:
-            t = time.perf_counter()
-            functions, shared = functions_to_embed(store, report, graph, created, embedder)
-            embed_graph(store, report, functions, embedder, progress, shared, vectors)
-            report.seconds["embed"] = round(time.perf_counter() - t, 3)
-    finally:
-        if vectors is not None:
+        selection = select_files(commit)
+        base = None if full else choose_base(store, commit, report.repo, selection.files)
+        # So does a vector store another process holds. An incremental run is short and keeps it; a full one
+        # lets it go at once and takes it again only to embed, so queries wait on indexing no longer than that.
+        vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
+        if vectors is not None and base is None:
             vectors.close()
+            vectors = None
+        try:
+            outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
+            report.seconds["parse"] = round(time.perf_counter() - t, 3)
+            t = time.perf_counter()
+            graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
+            report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+            t = time.perf_counter()
+            created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
+            report.seconds["write"] = round(time.perf_counter() - t, 3)
+            if embedder is not None:
+                t = time.perf_counter()
+                functions, shared = functions_to_embed(store, report, graph, created, embedder)
+                embed_graph(store, report, functions, embedder, progress, shared, vectors)
+                report.seconds["embed"] = round(time.perf_counter() - t, 3)
+        finally:
+            if vectors is not None:
+                vectors.close()
     report.seconds["total"] = round(time.perf_counter() - started, 3)
     store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -30,8 +30,8 @@ from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.parse_cache import open_parse_cache
 from indexer.pipeline import (
-    IndexReport, batches, collect_outcomes, default_repo_name, earlier_resolution, embed_graph, graph_of,
-    head_is_embedded, parse_batch, write_graph,
+    IndexReport, batches, collect_outcomes, cyclic_gc_paused, default_repo_name, earlier_resolution, embed_graph,
+    graph_of, head_is_embedded, parse_batch, write_graph,
 )
 from indexer.settings import broker_url, visibility_timeout
 from indexer.walk import Commit, SourceFile, open_commit, select_files
@@ -119,13 +119,14 @@ def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: 
     if job_id:
         jobs.set_stage(store, job_id, "writing")
     commit = Commit(Path(git_dir), sha, rev)
-    selection = select_files(commit)
-    report = IndexReport(repo=repo, snapshot=sha, rev=rev)
-    base_snapshot = base_at(commit, base) if base else None
-    outcomes, cached = collect_outcomes(report, commit, selection.files, base_snapshot,
-                                        {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch})
-    graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(repo, base_snapshot))
-    write_graph(store, report, graph, base=base, resolution=resolution)
+    with cyclic_gc_paused():
+        selection = select_files(commit)
+        report = IndexReport(repo=repo, snapshot=sha, rev=rev)
+        base_snapshot = base_at(commit, base) if base else None
+        outcomes, cached = collect_outcomes(report, commit, selection.files, base_snapshot,
+                                            {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch})
+        graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(repo, base_snapshot))
+        write_graph(store, report, graph, base=base, resolution=resolution)
     return report.stats()
 
 
