@@ -102,7 +102,11 @@ class GraphStore:
         self._run(cypher.load("snapshot_begin"), repo=repo, snapshot=snapshot, rev=rev)
 
     def complete_snapshot(self, repo: str, snapshot: str, stats: dict) -> None:
-        self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, stats=json.dumps(stats))
+        """Mark the snapshot complete; an error if it was deleted while it was being indexed (the run's work is
+        gone with it, so it must not report success)."""
+        if not self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, stats=json.dumps(stats)):
+            raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was deleted while it was being indexed: "
+                              "index it again")
 
     def list_snapshots(self, repo: str | None = None) -> list[dict]:
         rows = self._run(cypher.load("snapshots"), repo=repo)

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from indexer import pipeline
+from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import delete_snapshot, hold_repository
 from indexer.pipeline import index_repository
@@ -110,6 +112,21 @@ def test_a_write_that_dies_midway_is_undone_by_the_next_writer(tmp_path, store, 
     index_repository(store, str(root), repo=fresh, rev=shas[1], embed=False)
     assert read_contents(store, repo_name, shas[1]).without_repo() == read_contents(store, fresh, shas[1]).without_repo()
     assert count(store, UNSEEN_VERSIONS, repo_name) == 0
+
+
+def test_a_snapshot_deleted_while_it_is_indexed_fails_the_run(tmp_path, store, repo_name, monkeypatch):
+    root, shas = commits(tmp_path)
+    original = pipeline.write_graph
+
+    def deleted_after_the_write(store, report, *args, **kwargs):
+        created = original(store, report, *args, **kwargs)
+        delete_snapshot(store, report.repo, report.snapshot)  # `spider snapshots delete` between write and complete
+        return created
+
+    monkeypatch.setattr(pipeline, "write_graph", deleted_after_the_write)
+    with pytest.raises(SpiderError, match="deleted while it was being indexed"):
+        index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)
+    assert store.snapshot_state(repo_name, shas[0]) is None
 
 
 def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, repo_name):
