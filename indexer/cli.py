@@ -455,12 +455,15 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
     """A snapshot's graph, query cache and the vectors no snapshot of the repo left in the graph uses; returns
     (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
     the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
-    than a snapshot without its vectors."""
+    than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
+    functions into the graph before it looks for their vectors, so between reading which vectors are used and
+    deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
     embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
     if not embedding:
         return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding["model"], embedding["dim"]) as vectors:
-        deleted = graph_versions.delete_snapshot(store, repo, snapshot)
+    with open_vector_store(embedding["model"], embedding["dim"]) as vectors, \
+            graph_versions.hold_repository(store, repo) as writer:
+        deleted = writer.delete(snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
 
 

@@ -13,10 +13,12 @@ import pytest
 
 from indexer import pipeline
 from indexer.errors import SpiderError
+from indexer.cli import delete_snapshot as delete_snapshot_and_vectors
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import delete_snapshot, hold_repository
 from indexer.pipeline import index_repository
 from indexer.snapshot_diff import read_contents
+from indexer.vectors import VectorStore
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 
@@ -127,6 +129,33 @@ def test_a_snapshot_deleted_while_it_is_indexed_fails_the_run(tmp_path, store, r
     with pytest.raises(SpiderError, match="deleted while it was being indexed"):
         index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)
     assert store.snapshot_state(repo_name, shas[0]) is None
+
+
+def test_deleting_a_snapshot_frees_its_vectors_before_the_next_writer_starts(tmp_path, store, repo_name, monkeypatch):
+    """Else an index run could count on a vector between the delete reading which are used and deleting the rest."""
+    root, shas = commits(tmp_path)
+    for sha in shas[:2]:
+        index_repository(store, str(root), repo=repo_name, rev=sha)
+    order, writer = [], None
+    original = VectorStore.delete_unused
+
+    def slow_delete_unused(self, repo, used):
+        nonlocal writer
+
+        def next_writer():
+            with hold_repository(store, repo_name):
+                order.append("next writer")
+
+        writer = threading.Thread(target=next_writer)
+        writer.start()
+        time.sleep(1.0)
+        order.append("vectors deleted")
+        return original(self, repo, used)
+
+    monkeypatch.setattr(VectorStore, "delete_unused", slow_delete_unused)
+    delete_snapshot_and_vectors(store, repo_name, shas[0])
+    writer.join(30)
+    assert order == ["vectors deleted", "next writer"]
 
 
 def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, repo_name):
