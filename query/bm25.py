@@ -11,14 +11,17 @@ import shutil
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from indexer.embedding import function_text
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
 from query.tokenize import code_tokens
+
+if TYPE_CHECKING:
+    import bm25s  # imported where an index is built or loaded: it brings scipy (0.1 s to import) into every spider process
 
 _IDS = "node_ids.json"
 
@@ -30,6 +33,8 @@ class Bm25Index:
 
     @classmethod
     def build(cls, node_ids: list[str], texts: list[str]) -> "Bm25Index":
+        import bm25s
+
         model = bm25s.BM25()
         model.index([code_tokens(t) for t in texts], show_progress=False)
         return cls(list(node_ids), model)
@@ -48,6 +53,8 @@ class Bm25Index:
     def load(cls, directory: Path) -> "Bm25Index | None":
         if not (directory / _IDS).is_file():
             return None
+        import bm25s
+
         model = bm25s.BM25.load(str(directory), show_progress=False)
         return cls(json.loads((directory / _IDS).read_text()), model)
 
