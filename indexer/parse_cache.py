@@ -1,9 +1,10 @@
 """Parse results of (path, blob) pairs kept between index runs, so re-indexing a commit parses only what changed.
 
 What a file parses to depends only on its path, its bytes (the git blob) and the code that turns them into a
-graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder, the tree-sitter grammars), so
-a new spider version never reuses a stale result. The cache holds what resolution needs and the file's counts,
-not source text: a cached file's nodes are the base snapshot's (`indexer.pipeline`), never rebuilt.
+graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder, the tree-sitter grammars; its
+syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses a stale
+result. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
+the base snapshot's (`indexer.pipeline`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
 and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a
@@ -13,8 +14,10 @@ the results read or written longest ago go first (SQLite reuses their pages, so 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
+import json
 import os
 import pickle
 import sqlite3
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Iterable
 
+from indexer.cache_files import write_atomically
 from indexer.graph_schema import Label
 from indexer.model import content_hash, entity_id
 from indexer.parse import ParseOutcome
@@ -36,15 +40,47 @@ _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 _SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them
 
 
-def _graph_format() -> str:
+def code_fingerprint(sources: dict[str, bytes]) -> str:
+    """What the modules do, not how they are commented: a digest of their syntax trees without docstrings (so an
+    edited comment does not make every cached parse and every base snapshot useless)."""
     digest = hashlib.sha256()
+    for name, source in sorted(sources.items()):
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                        and isinstance(first.value.value, str):
+                    node.body = node.body[1:] or [ast.Pass()]
+        digest.update(name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _graph_format() -> str:
+    """The fingerprint of the format code and the grammars' versions. Parsing the code's syntax trees takes ~0.2 s,
+    so the fingerprint is kept in the spider home, keyed by the sources' bytes."""
+    sources = {}
     for name in _FORMAT_MODULES:
         target = _SOURCES / name
         for source in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    for package in _GRAMMARS:
-        digest.update(f"{package}={metadata.version(package)}".encode())
-    return digest.hexdigest()[:16]
+            sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
+    grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
+    written = hashlib.sha256(grammars.encode())
+    for name, source in sorted(sources.items()):
+        written.update(name.encode() + b"\0" + source + b"\0")
+    kept = spider_home() / "graph-format.json"
+    try:
+        known = json.loads(kept.read_text())
+        if known["sources"] == written.hexdigest():
+            return known["format"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{grammars}".encode()).hexdigest()[:16]
+    try:
+        write_atomically(kept, json.dumps({"sources": written.hexdigest(), "format": fingerprint}).encode())
+    except OSError:  # a read-only home: computed again next time
+        pass
+    return fingerprint
 
 
 GRAPH_FORMAT = _graph_format()  # equal formats: equal (path, blob) -> equal nodes; stored in each snapshot's stats

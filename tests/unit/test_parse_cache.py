@@ -115,3 +115,15 @@ def test_the_cached_fact_types_pickle_as_their_constructor_arguments_and_come_ba
 
     assert restored == fact and type(restored) is cls
     assert fact.__reduce__() == (cls, tuple(values.values()))  # not dataclasses' per-object fields() walk
+
+
+def test_the_graph_format_fingerprints_code_not_comments_or_docstrings():
+    module = b'"""Module."""\nimport re\n\n\ndef f(x):\n    """Why."""\n    return re.escape(x)  # a comment\n'
+    reworded = b'"""Another text."""\nimport re\n\n\ndef f(x):\n    # more words\n    return re.escape(x)\n'
+    docstring_only = b'def g():\n    """Only a docstring."""\n'
+    fingerprint = parse_cache.code_fingerprint
+
+    assert fingerprint({"a.py": module}) == fingerprint({"a.py": reworded})
+    assert fingerprint({"a.py": module}) != fingerprint({"a.py": module.replace(b"escape", b"compile")})
+    assert fingerprint({"a.py": module}) != fingerprint({"b.py": module})
+    assert fingerprint({"a.py": docstring_only}) == fingerprint({"a.py": b"def g():\n    pass\n"})
