@@ -34,6 +34,7 @@ for path in (ROOT, ROOT / "bench"):
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 
 from indexer import neo4j_local  # noqa: E402
+from indexer.cli import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
 from indexer.graph_versions import delete_snapshot  # noqa: E402
 from indexer.languages import language_of  # noqa: E402
@@ -92,18 +93,24 @@ def repeated_runs(store: GraphStore, args: argparse.Namespace, sha: str) -> dict
     process (what a user waits for: interpreter start, imports and the summary included), alternating; before
     each, the snapshot is deleted (with the vectors no other snapshot uses, so the changed functions are embedded
     again each time)."""
-    in_process, cli = [], []
+    in_process, cli, embedded = [], [], []
     command = [sys.executable, "-c", "from query.eval_cli import main; main()", "index", args.git_dir,
                "--repo", args.repo, "--rev", sha] + (["--no-embed"] if args.no_embed else [])
+
+    def functions_embedded() -> int | None:
+        return ((store.snapshot_state(args.repo, sha)["stats"] or {}).get("embedding") or {}).get("embedded")
+
     for _ in range(args.repeat):
-        delete_snapshot(store, args.repo, sha)
+        delete_snapshot_and_vectors(store, args.repo, sha)
         in_process.append(timed_index(store, args, sha)[1])
-        delete_snapshot(store, args.repo, sha)
+        embedded.append(functions_embedded())
+        delete_snapshot_and_vectors(store, args.repo, sha)
         started = time.perf_counter()
         subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
         cli.append(round(time.perf_counter() - started, 3))
-    print(f"repeated: in-process {in_process}, spider index {cli}", flush=True)
-    return {"in_process_s": in_process, "cli_s": cli,
+        embedded.append(functions_embedded())
+    print(f"repeated: in-process {in_process}, spider index {cli}, functions embedded {embedded}", flush=True)
+    return {"in_process_s": in_process, "cli_s": cli, "functions_embedded": embedded,
             "in_process_median_s": statistics.median(in_process), "in_process_max_s": max(in_process),
             "cli_median_s": statistics.median(cli), "cli_max_s": max(cli)}
 
@@ -162,7 +169,8 @@ def _repeated_lines(repeated: dict | None) -> list[str]:
         return []
     return [
         f"Repeated {len(repeated['cli_s'])} more times, alternating (snapshot and its own vectors deleted before "
-        "each, so the changed functions are embedded each time):", "",
+        f"each, so the changed functions are embedded each time: {repeated.get('functions_embedded')} functions "
+        "embedded, in the order of the runs):", "",
         "| incremental run | seconds | median | max |", "|---|---|---|---|",
         f"| `index_repository` in this process | {repeated['in_process_s']} | {repeated['in_process_median_s']} | "
         f"{repeated['in_process_max_s']} |",
