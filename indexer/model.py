@@ -8,7 +8,7 @@ in any process and be cached by content. Names here are *qualnames*: the part of
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 
@@ -29,12 +29,35 @@ def pickled_by_fields(cls: type) -> type:
     return cls
 
 
+def built_through_slots(cls: type) -> type:
+    """A frozen dataclass's generated __init__ sets each field through `object.__setattr__` (to get past the
+    frozen check): a Reference cost 0.7 µs to make, and extractors make one per call site, a fifth (JS) to a
+    third (Java) of the Python time per call. This __init__ writes the slots through their descriptors instead
+    (0.4 µs); the object is as frozen afterwards, and equal to one the dataclass would have made."""
+    namespace: dict[str, object] = {"__name__": cls.__module__}
+    params, body = [], []
+    for f in fields(cls):
+        assert f.default_factory is MISSING, f"{cls.__name__}.{f.name}: default factories are not supported"
+        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        body.append(f"    _set_{f.name}(self, {f.name})\n")
+    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", namespace)
+    cls.__init__ = namespace["__init__"]
+    cls.__init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return cls
+
+
 class RefKind(StrEnum):
     CALL = "call"  # becomes INVOKES
     INHERIT = "inherit"  # becomes INHERITS
 
 
 @pickled_by_fields
+@built_through_slots
 @dataclass(frozen=True, slots=True)
 class Entity:
     """A class or function (methods, constructors and nested functions included) defined in one file."""
@@ -51,6 +74,7 @@ class Entity:
 
 
 @pickled_by_fields
+@built_through_slots
 @dataclass(frozen=True, slots=True)
 class Import:
     """One name bound by an import statement (or `require`)."""
@@ -63,6 +87,7 @@ class Import:
 
 
 @pickled_by_fields
+@built_through_slots
 @dataclass(frozen=True, slots=True)
 class Export:
     """A name a JS/TS module exports. Python exports every file-scope name and Java every type: none listed."""
@@ -74,6 +99,7 @@ class Export:
 
 
 @pickled_by_fields
+@built_through_slots
 @dataclass(frozen=True, slots=True)
 class Reference:
     """A call or base-class mention inside an entity, as a dotted name resolved later against the repo."""

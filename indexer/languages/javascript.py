@@ -16,7 +16,7 @@ Speed (every call expression is visited, and the walk cost more than the parse):
 `Node.kind_id` and ask `child_by_field_id` (see `_Grammar`) instead of building `Node.type` strings, slice the
 source instead of `Node.text`, and, in a tree without ERROR/MISSING nodes, skip what the grammar says holds
 nothing to walk (a callee that is a plain dotted name, the property of a member). References and imports are
-made without the frozen dataclass `__init__` (`_raw_class`).
+built through their slot descriptors, not the frozen dataclass `__init__` (`model.built_through_slots`).
 """
 
 from __future__ import annotations
