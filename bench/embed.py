@@ -55,6 +55,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+
 from indexer import neo4j_local  # noqa: E402
 from indexer.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
 from indexer.graph_schema import Label  # noqa: E402

@@ -49,6 +49,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import environment  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
+
 from indexer import neo4j_local  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402
 from indexer.graph_versions import delete_snapshot  # noqa: E402

@@ -25,6 +25,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+
 from indexer.embedding import DEFAULT_MODEL  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

@@ -28,6 +28,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+
 from indexer import neo4j_local  # noqa: E402
 from indexer.embedding import open_embedder  # noqa: E402
 from indexer.graph_store import GraphStore  # noqa: E402

@@ -15,9 +15,9 @@ import cypher
 from indexer import embedding, graph_versions, jobs, neo4j_local
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
-from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
 from indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
+from indexer.snapshot_diff import diff_contents, read_contents
 from indexer.vectors import open_vector_store
 from indexer.walk import open_commit
 
@@ -226,7 +226,8 @@ def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) 
     `name`, and `branch` or `revs`). With SPIDER_BROKER_URL the workers fetch each URL into their cache and
     index it (follow with `spider jobs`); without, it all runs here, one repository after another. A repository
     that fails to fetch or index fails its own job; the others go on."""
-    from indexer import org as org_manifest, tasks
+    from indexer import org as org_manifest
+    from indexer import tasks
 
     specs = org_manifest.load_manifest(manifest)
     outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model)

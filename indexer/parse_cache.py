@@ -21,9 +21,9 @@ import json
 import os
 import pickle
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Iterable
 

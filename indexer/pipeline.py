@@ -19,8 +19,8 @@ import re
 import subprocess
 import time
 from collections import Counter
-from contextlib import contextmanager, nullcontext
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import repeat

@@ -21,8 +21,8 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from indexer import jobs, neo4j_local
 from indexer.base_snapshot import base_at, choose_base
-from indexer.errors import SpiderError, StoreBusy
 from indexer.embedding import open_embedder
+from indexer.errors import SpiderError, StoreBusy
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.model import GraphNode
@@ -30,8 +30,17 @@ from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.parse_cache import open_parse_cache
 from indexer.pipeline import (
-    IndexReport, batches, collect_outcomes, cyclic_gc_paused, default_repo_name, earlier_resolution, embed_graph,
-    graph_of, head_is_embedded, parse_batch, write_graph,
+    IndexReport,
+    batches,
+    collect_outcomes,
+    cyclic_gc_paused,
+    default_repo_name,
+    earlier_resolution,
+    embed_graph,
+    graph_of,
+    head_is_embedded,
+    parse_batch,
+    write_graph,
 )
 from indexer.settings import broker_url, visibility_timeout
 from indexer.walk import Commit, SourceFile, open_commit, select_files

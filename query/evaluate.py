@@ -19,10 +19,10 @@ from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository, is_indexed
-from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from query.metrics import Span, all_hits
 from query.exchange import exchange
+from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
 from query.features import FEATURES, request_features
+from query.metrics import Span, all_hits
 from query.pipeline import SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
 from query.results import function_info
 from query.select import AdmitAll, AdmitOracle, Selector, decide_all

@@ -14,7 +14,6 @@ from indexer.graph_store import GraphStore
 from indexer.settings import Neo4jSettings, external_neo4j
 from tests.fixtures.tiny_model import build_tiny_model
 
-
 TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds
 
 

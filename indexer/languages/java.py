@@ -22,14 +22,7 @@ from operator import itemgetter
 import tree_sitter
 
 from indexer.graph_schema import Label
-from indexer.languages.treesitter import (
-    Node,
-    SourceLines,
-    count_syntax_errors,
-    parse,
-    parser,
-    text,
-)
+from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, parse, parser, text
 from indexer.model import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
 
 _CLASS_KINDS = {

@@ -15,7 +15,14 @@ import tree_sitter
 
 from indexer.graph_schema import Label
 from indexer.languages.treesitter import (
-    Node, SourceLines, count_syntax_errors, first_line, last_line, parse, parser, text,
+    Node,
+    SourceLines,
+    count_syntax_errors,
+    first_line,
+    last_line,
+    parse,
+    parser,
+    text,
 )
 from indexer.model import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
 

@@ -17,9 +17,9 @@ import pytest
 
 from indexer import jobs, neo4j_local
 from indexer.embedding import open_embedder
-from indexer.vectors import open_vector_store
 from indexer.pipeline import index_repository
 from indexer.settings import external_neo4j
+from indexer.vectors import open_vector_store
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 from tests.integration.test_cli import run_spider, succeeded

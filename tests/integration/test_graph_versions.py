@@ -12,8 +12,8 @@ import time
 import pytest
 
 from indexer import pipeline
-from indexer.errors import SpiderError
 from indexer.cli import delete_snapshot as delete_snapshot_and_vectors
+from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import delete_snapshot, hold_repository
 from indexer.pipeline import index_repository

@@ -12,8 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer import embedding, model_build
-from indexer.embedding import (CHARS_PER_TOKEN, DEFAULT_MODEL, ModelSpec, cut_text, function_text, length_order,
-                               load_registry, register_model, resolve_spec)
+from indexer.embedding import (
+    CHARS_PER_TOKEN,
+    DEFAULT_MODEL,
+    ModelSpec,
+    cut_text,
+    function_text,
+    length_order,
+    load_registry,
+    register_model,
+    resolve_spec,
+)
 from indexer.errors import SpiderError
 
 

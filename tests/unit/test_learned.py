@@ -15,8 +15,17 @@ from indexer.errors import SpiderError
 from query.features import FEATURES, is_test_path, named_in, request_features
 from query.learned import LearnedSelector, SelectorModel, Weights
 from query.select import Candidate, SelectionRequest
-from query.train_selector import (THRESHOLDS, Proposal, best_threshold, cross_validate, load_proposals, probabilities_of,
-                                  repository_folds, threshold_outcome, train_selector)
+from query.train_selector import (
+    THRESHOLDS,
+    Proposal,
+    best_threshold,
+    cross_validate,
+    load_proposals,
+    probabilities_of,
+    repository_folds,
+    threshold_outcome,
+    train_selector,
+)
 
 
 def feature(row: list[float], name: str) -> float:

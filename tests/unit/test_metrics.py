@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from query.eval_summary import exchange_quantities, summarize
-from query.metrics import (Span, accuracy_at, all_hits, bootstrap_ci, mrr_at, paired_bootstrap_p, recall_at,
-                           sign_flip_p)
+from query.metrics import Span, accuracy_at, all_hits, bootstrap_ci, mrr_at, paired_bootstrap_p, recall_at, sign_flip_p
 
 
 def test_overloads_are_told_apart_by_their_lines():
