@@ -278,12 +278,12 @@ def _time_queries(store: GraphStore) -> dict[str, list]:
             elapsed = time.perf_counter() - t
             if "CREATE CONSTRAINT" in query or "CREATE INDEX" in query:
                 kind = "schema"
-            elif (m := re.search(r"MERGE \(n:(\w+)", query)) and "UNWIND" in query:
+            elif (m := re.search(r"(?:MERGE|CREATE) \(n:(\w+)", query)) and "UNWIND" in query:
                 kind = f"nodes {m.group(1)}"
-            elif m := re.search(r"MATCH \(a:(\w+).*MATCH \(b:(\w+).*(?:MERGE|CREATE) \(a\)-\[e:(\w+)", query, re.S):
+            elif m := re.search(r"MATCH \(a:(\w+).*MATCH \(b:(\w+).*(?:MERGE|CREATE) \(a\)-\[\w*:(\w+)", query, re.S):
                 kind = f"edges {m.group(1)}-{m.group(3)}->{m.group(2)}"
             else:
-                kind = "snapshot marker"
+                kind = "other (writer lock, snapshot marker, reads)"
             entry = totals.setdefault(kind, [0, 0, 0.0])
             entry[0] += 1
             entry[1] += len(params.get("rows") or ())

@@ -13,7 +13,7 @@
 MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
 WITH v.seq AS seq
 UNWIND range(0, size($seeds) - 1) AS seed_rank
-MATCH (s:Function {repo: $repo, id: $seeds[seed_rank]}) WHERE s.since <= seq < s.until
+MATCH (s:Function {repo: $repo, id: $seeds[seed_rank]}) USING INDEX SEEK s:Function(repo, id) WHERE s.since <= seq < s.until
 UNWIND keys($edges) AS rel_type
 CALL (s, rel_type, seq) {
   WITH s, rel_type, seq WHERE $edges[rel_type] = 1

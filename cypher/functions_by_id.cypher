@@ -3,7 +3,7 @@
 // @param with_code = false
 MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
 UNWIND $ids AS wanted
-MATCH (f:Function {repo: $repo, id: wanted}) WHERE f.since <= v.seq < f.until
+MATCH (f:Function {repo: $repo, id: wanted}) USING INDEX SEEK f:Function(repo, id) WHERE f.since <= v.seq < f.until
 RETURN f.id AS id, f.path AS path, f.start_line AS start_line, f.end_line AS end_line,
        f.language AS language, f.kind AS kind,
        CASE WHEN $with_code THEN f.code END AS code,

@@ -4,7 +4,7 @@
 // @param d = 4
 // @param types = ["CONTAINS", "IMPORTS", "INVOKES", "INHERITS"]
 MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
-MATCH (s:Function {repo: $repo, id: $id}) WHERE s.since <= v.seq < s.until
+MATCH (s:Function {repo: $repo, id: $id}) USING INDEX SEEK s:Function(repo, id) WHERE s.since <= v.seq < s.until
 MATCH p = ANY SHORTEST (s) (()-[r WHERE type(r) IN $types AND r.since <= v.seq < r.until]-()){1,8} (n:Function)
 WHERE length(p) <= $d AND n <> s
 RETURN n.id AS id, length(p) AS hops, [x IN relationships(p) | type(x)] AS edge_path,

@@ -74,6 +74,10 @@ class GraphStore:
         """Run the named file of cypher/ (auto-commit) and return its rows as dicts."""
         return self._run(cypher.load(name), **params)
 
+    def run_templated(self, name: str, names: dict[str, str], **params: Any) -> list[dict]:
+        """`run_named` for a file whose labels or types are placeholders (`templated`): `names` fills them."""
+        return self._run(templated(name, **names), **params)
+
     def _run(self, query: str, **params: Any) -> list[dict]:
         records, _, _ = self.driver.execute_query(query, params, database_=self.settings.database)
         return [r.data() for r in records]

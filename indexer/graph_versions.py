@@ -192,10 +192,12 @@ def cached_digest(store: GraphStore, repo: str, snapshot: dict | None) -> GraphD
 def stored_nodes(store: GraphStore, repo: str, snapshot: str, ids: list[str], labels: dict[str, Label]) -> list[GraphNode]:
     """Nodes as snapshot `snapshot` stores them, code included."""
     nodes = []
-    for row in store.run_named("version_props", repo=repo, snapshot=snapshot, ids=ids):
-        p = row["props"]
-        nodes.append(GraphNode(labels[row["id"]], row["id"], p["name"], p["path"], p.get("language"), p.get("kind"),
-                               p.get("start_line"), p.get("end_line"), p.get("code"), p.get("content_hash")))
+    for label, members in _by_label(ids, labels):
+        for row in store.run_templated("version_props", {"LABEL": label.value}, repo=repo, snapshot=snapshot,
+                                          ids=members):
+            p = row["props"]
+            nodes.append(GraphNode(label, row["id"], p["name"], p["path"], p.get("language"), p.get("kind"),
+                                   p.get("start_line"), p.get("end_line"), p.get("code"), p.get("content_hash")))
     return nodes
 
 

@@ -32,3 +32,15 @@ def test_declared_parameter_defaults_are_parsed_as_json():
         "d": 4, "types": ["CONTAINS", "IMPORTS", "INVOKES", "INHERITS"],
     }
     assert cypher.defaults("// @param k = [1, 2]\n// @paramx = 3\nRETURN 1") == {"k": [1, 2]}
+
+
+def test_every_node_found_by_id_carries_a_seek_hint_on_its_id_index():
+    """A plain `USING INDEX` let the planner scan the whole (repo, id) index once per row (gson's class -> method
+    CONTAINS write read 2.5M index entries); `USING INDEX SEEK` cannot be planned as a scan."""
+    keyed = re.compile(r"MATCH \((\w+):(\w+) \{repo: \$repo, id: [^}]*\}\)( USING INDEX SEEK (\w+):(\w+)\(repo, id\))?")
+    found = 0
+    for name in cypher.names():
+        for variable, label, hint, hinted, hinted_label in keyed.findall(cypher.load(name)):
+            found += 1
+            assert hint and (hinted, hinted_label) == (variable, label), f"{name}: {variable}:{label}"
+    assert found >= 12
