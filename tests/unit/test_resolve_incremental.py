@@ -29,7 +29,7 @@ def resolved_from(files: dict, blobs: dict[str, str], earlier: ResolutionState |
     return resolve_from(files, blobs, "format", earlier)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(data=st.data())
 def test_resolving_from_the_base_equals_resolving_everything(data):
     state = data.draw(repos())
