@@ -280,8 +280,8 @@ def _time_queries(store: GraphStore) -> dict[str, list]:
                 kind = "schema"
             elif (m := re.search(r"(?:MERGE|CREATE) \(n:(\w+)", query)) and "UNWIND" in query:
                 kind = f"nodes {m.group(1)}"
-            elif m := re.search(r"MATCH \(a:(\w+).*MATCH \(b:(\w+).*(?:MERGE|CREATE) \(a\)-\[\w*:(\w+)", query, re.S):
-                kind = f"edges {m.group(1)}-{m.group(3)}->{m.group(2)}"
+            elif m := re.search(r"(?:MERGE|CREATE) \(a\)-\[\w*:(\w+)", query):
+                kind = f"edges {m.group(1)}"
             else:
                 kind = "other (writer lock, snapshot marker, reads)"
             entry = totals.setdefault(kind, [0, 0, 0.0])

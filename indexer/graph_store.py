@@ -163,19 +163,21 @@ class GraphStore:
     def write_batches(
         self, jobs: list[tuple[str, dict]], params: dict[str, Any], progress: Callable[[int], None] | None,
         size: Callable[[dict], int] = lambda batch: len(batch["rows"]),
-    ) -> None:
+    ) -> list[dict]:
         """Run (query, batch parameters) jobs, each with `params` too, on WRITERS sessions at once: the server
         applies one batch while the client packs the next. Deadlocks between batches are transient errors the
-        driver retries."""
-        def run(job: tuple[str, dict]) -> int:
+        driver retries. Returns the rows the statements return."""
+        def run(job: tuple[str, dict]) -> tuple[list[dict], int]:
             query, batch = job
-            self._run(query, **params, **batch)
-            return size(batch)
+            return self._run(query, **params, **batch), size(batch)
 
+        returned: list[dict] = []
         with ThreadPoolExecutor(WRITERS) as pool:
-            for done in pool.map(run, jobs):
+            for rows, done in pool.map(run, jobs):
+                returned += rows
                 if progress:
                     progress(done)
+        return returned
 
     def function_code(self, repo: str, snapshot: str, ids: list[str]) -> dict[str, str]:
         rows = self.run_named("functions_by_id", repo=repo, snapshot=snapshot, ids=ids, with_code=True)

@@ -91,7 +91,7 @@ def _statements_keyed_by_id() -> list[tuple[str, str, set[str]]]:
 
 def test_statements_that_find_nodes_by_id_seek_the_id_index(store: GraphStore, misled_planner):
     statements = _statements_keyed_by_id()
-    assert {"version_create_edges", "version_close_edges", "version_close_nodes", "version_props", "functions_by_id",
+    assert {"version_open_elements", "version_close_edges", "version_close_nodes", "version_props", "functions_by_id",
             "expand", "neighbourhood", "callers", "callees", "file_outline"} <= {name for name, _, _ in statements}
     for name, statement, keyed in statements:
         operators = _operators(_plan(store, statement))
@@ -101,3 +101,10 @@ def test_statements_that_find_nodes_by_id_seek_the_id_index(store: GraphStore, m
             wrong = [(op, details) for op, details in found_by
                      if "IndexSeek" not in op or not re.search(r":\w+\(repo, id(, since)?\)", details)]
             assert not wrong, f"{name}: {variable} is not found by a seek of its (repo, id) index: {wrong}"
+
+
+def test_relationship_writes_find_their_ends_by_element_id(store: GraphStore, misled_planner):
+    operators = _operators(_plan(store, templated("version_create_edges", **PLACEHOLDERS)))
+    assert [details for op, details in operators if "NodeByElementIdSeek" in op] == [
+        "a WHERE elementId(a) = r.src", "b WHERE elementId(b) = r.dst"]
+    assert not [op for op, _ in operators if "Scan" in op]
