@@ -89,7 +89,8 @@ class RepositoryWriter:
         self.store.run_named("snapshot_begin", repo=self.repo, snapshot=snapshot, seq=seq, writer=token, rev=rev)
         params = {"repo": self.repo, "seq": seq, "writer": token, "open": OPEN}
         store = self.store
-        store.write_batches(_close_edge_jobs(diff.close_edges, head.labels),
+        store.write_batches(_edge_jobs("version_close_edges", diff.close_edges,
+                                       self._open_elements({}, diff.close_edges, head.labels), lambda key: {}),
                             params, progress("closing relationships", len(diff.close_edges)))
         store.write_batches([(templated("version_close_nodes", LABEL=label.value), {"ids": ids})
                              for label, ids in _by_label(diff.close_nodes, head.labels)],
@@ -99,14 +100,15 @@ class RepositoryWriter:
                                        for label, ids in _by_label(diff.create_nodes, new.labels)],
                                       params, progress("writing nodes", len(diff.create_nodes)))
         elements = self._open_elements({row["id"]: row["element"] for row in created}, diff.create_edges, new.labels)
-        store.write_batches(_create_edge_jobs(diff.create_edges, elements, new.edges),
+        store.write_batches(_edge_jobs("version_create_edges", diff.create_edges, elements,
+                                       lambda key: {"resolution": new.edges[key]}),
                             params, progress("writing relationships", len(diff.create_edges)))
         self.head = seq
         return seq, token
 
     def _open_elements(self, elements: dict[str, str], edges: list[EdgeKey], labels: dict[str, Label]) -> dict[str, str]:
         """`elements` (node id -> element id of the versions just created) with the open versions of the other
-        ends of `edges`, which the head holds."""
+        ends of `edges`, which the head holds. Element ids stay valid while the writer lock is held."""
         kept = sorted({end for key in edges for end in (key[0], key[2]) if end not in elements})
         for label, ids in _by_label(kept, labels):
             for row in self.store.run_templated("version_open_elements", {"LABEL": label.value}, repo=self.repo,
@@ -149,22 +151,13 @@ def _by_label(ids: list[str], labels: dict[str, Label]) -> Iterator[tuple[Label,
             yield label, chunk
 
 
-def _close_edge_jobs(keys: list[EdgeKey], labels: dict[str, Label]) -> list[tuple[str, dict]]:
-    """One statement per (source label, type, target label), as labels and types cannot be parameters."""
-    groups: dict[tuple[Label, str, Label], list[dict]] = defaultdict(list)
-    for key in keys:
-        groups[(labels[key[0]], key[1], labels[key[2]])].append({"src": key[0], "dst": key[2]})
-    return [(templated("version_close_edges", SRC=src.value, TYPE=rel, DST=dst.value), {"rows": chunk})
-            for (src, rel, dst), rows in sorted(groups.items()) for chunk in chunks(rows, BATCH * 2)]
-
-
-def _create_edge_jobs(keys: list[EdgeKey], elements: dict[str, str],
-                      resolutions: dict[EdgeKey, str | None]) -> list[tuple[str, dict]]:
-    """One statement per type; the ends by element id."""
+def _edge_jobs(name: str, keys: list[EdgeKey], elements: dict[str, str],
+               extra: Callable[[EdgeKey], dict]) -> list[tuple[str, dict]]:
+    """One statement per type (types cannot be parameters); the ends by element id."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for key in keys:
-        groups[key[1]].append({"src": elements[key[0]], "dst": elements[key[2]], "resolution": resolutions[key]})
-    return [(templated("version_create_edges", TYPE=rel), {"rows": chunk})
+        groups[key[1]].append({"src": elements[key[0]], "dst": elements[key[2]], **extra(key)})
+    return [(templated(name, TYPE=rel), {"rows": chunk})
             for rel, rows in sorted(groups.items()) for chunk in chunks(rows, BATCH * 2)]
 
 
