@@ -1,11 +1,12 @@
-"""Every statement that finds a node by id seeks the (repo, id) index whatever the planner's statistics say.
+"""Statements find nodes by seeks whatever the planner's statistics say.
 
 With stale or misleading index samples (a store emptied and filled again, a first index into a new store) the
 planner took the (repo, until) index for `MATCH (a:Function {repo: $repo, id: r.src}) WHERE a.until = $open`: a
-scan of every open function per row, and sphinx's first write on a fresh store took 36 s instead of 1 s. With a
-plain `USING INDEX` hint it still scanned the whole (repo, id) index of the few Class nodes once per row (gson's
-2,725 class -> method CONTAINS rows: 2.5M index entries read, 0.8 s). The statements carry `USING INDEX SEEK`
-hints; this test misleads the planner on purpose and checks that every id-keyed node is found by a seek.
+scan of every open function per row (an interrupted earlier session recorded 36 s instead of 1 s for sphinx's
+first write on a fresh store). With a plain `USING INDEX` hint it still scanned the whole (repo, id) index of the
+few Class nodes once per row (gson's 2,725 class -> method CONTAINS rows: 2.5M index entries read, 0.8 s). The
+statements carry `USING INDEX SEEK` hints, and the relationship writes find their ends by element id; these tests
+mislead the planner on purpose and check the plans.
 """
 
 from __future__ import annotations
