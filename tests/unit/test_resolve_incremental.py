@@ -12,7 +12,7 @@ from indexer.codegraph import keeps_file
 from indexer.parse import parse_file
 from indexer.resolve import Resolver
 from indexer.resolve_incremental import ResolutionState, resolve_from
-from tests.fixtures.generated_repos import edit, render, repos
+from tests.fixtures.generated_repos import CLASS_EDITS, EDITS, edit, render, repos
 
 
 def parsed(files: dict[str, str]) -> tuple[dict, dict[str, str]]:
@@ -29,20 +29,32 @@ def resolved_from(files: dict, blobs: dict[str, str], earlier: ResolutionState |
     return resolve_from(files, blobs, "format", earlier)
 
 
-@settings(max_examples=500, deadline=None)
-@given(data=st.data())
-def test_resolving_from_the_base_equals_resolving_everything(data):
-    state = data.draw(repos())
+def resolves_like_everything_after_each_edit(data, state, kinds: tuple[str, ...] = EDITS) -> None:
     files, blobs = parsed(render(state))
     _, run = resolved_from(files, blobs, None)
     for _ in range(data.draw(st.integers(1, 4))):
         for _ in range(data.draw(st.integers(1, 2))):
-            edit(data.draw, state)
+            edit(data.draw, state, kinds)
         files, blobs = parsed(render(state))
 
         edges, run = resolved_from(files, blobs, run.state)
 
         assert sorted_edges(edges) == Resolver(files).edges()
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.data())
+def test_resolving_from_the_base_equals_resolving_everything(data):
+    resolves_like_everything_after_each_edit(data, data.draw(repos()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_java_classes_of_one_package_inheriting_across_files_resolve_from_the_base_like_everything(data):
+    """Same-package Java classes see each other without imports, so a class renamed, nested or unnested in one
+    file changes the bases of classes in others, and theirs the bases of others still (the inheritance fixpoint)."""
+    repo = data.draw(repos(languages=("java",), directories=("pkg",)))
+    resolves_like_everything_after_each_edit(data, repo, CLASS_EDITS)
 
 
 def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
@@ -77,3 +89,24 @@ def test_a_saved_state_serves_only_its_graph_format(tmp_path):
     assert ResolutionState.load(tmp_path / "state.pickle", "another format") is None
     (tmp_path / "state.pickle").write_bytes(b"not a pickle")
     assert ResolutionState.load(tmp_path / "state.pickle", "format") is None
+
+
+def test_a_base_found_through_an_unchanged_files_bases_is_resolved_again_when_those_change():
+    """web/c.java reads the bases of pkg/b.java (its class's base is b's Shop), never lib/a.java; defining Cart in
+    a.java gives Shop a base, and through it c's nested class one: c redoes its pass only through the fixpoint."""
+    sources = {
+        "lib/a.java": "package lib;\npublic class A {\n}\n",
+        "pkg/b.java": "package pkg;\nimport lib.*;\npublic class B {\n}\nclass Shop extends Cart {\n}\n",
+        "web/c.java": "package web;\nimport pkg.*;\npublic class C {\n    static class X extends Shop {\n"
+                      "        static class Y extends Inner {\n        }\n    }\n}\n",
+    }
+    files, blobs = parsed(sources)
+    _, first = resolved_from(files, blobs, None)
+    sources["lib/a.java"] += "class Cart {\n    static class Inner {\n    }\n}\n"
+    files, blobs = parsed(sources)
+
+    edges, run = resolved_from(files, blobs, first.state)
+
+    assert ("INHERITS", "web/c.java:C.X.Y", "lib/a.java:Cart.Inner") in {(e.type.value, e.src, e.dst) for e in edges}
+    assert sorted_edges(edges) == Resolver(files).edges()
+    assert run.inherits_resolved == 3
