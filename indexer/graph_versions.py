@@ -89,8 +89,8 @@ class RepositoryWriter:
         self.store.run_named("snapshot_begin", repo=self.repo, snapshot=snapshot, seq=seq, writer=token, rev=rev)
         params = {"repo": self.repo, "seq": seq, "writer": token, "open": OPEN}
         store = self.store
-        store.write_batches(_edge_jobs("version_close_edges", diff.close_edges,
-                                       self._open_elements({}, diff.close_edges, head.labels), lambda key: {}),
+        open_before = self._open_elements({}, diff.close_edges, head.labels)
+        store.write_batches(_edge_jobs("version_close_edges", diff.close_edges, open_before, lambda key: {}),
                             params, progress("closing relationships", len(diff.close_edges)))
         store.write_batches([(templated("version_close_nodes", LABEL=label.value), {"ids": ids})
                              for label, ids in _by_label(diff.close_nodes, head.labels)],
@@ -99,7 +99,10 @@ class RepositoryWriter:
                                         {"rows": [{"id": i, "props": node_props(nodes[i])} for i in ids]})
                                        for label, ids in _by_label(diff.create_nodes, new.labels)],
                                       params, progress("writing nodes", len(diff.create_nodes)))
-        elements = self._open_elements({row["id"]: row["element"] for row in created}, diff.create_edges, new.labels)
+        # A node closed above is either created again (its new version's element id replaces the old one here) or
+        # gone from the new graph; the others found above are still open and need no second lookup.
+        elements = self._open_elements({**open_before, **{row["id"]: row["element"] for row in created}},
+                                       diff.create_edges, new.labels)
         store.write_batches(_edge_jobs("version_create_edges", diff.create_edges, elements,
                                        lambda key: {"resolution": new.edges[key]}),
                             params, progress("writing relationships", len(diff.create_edges)))
@@ -107,8 +110,8 @@ class RepositoryWriter:
         return seq, token
 
     def _open_elements(self, elements: dict[str, str], edges: list[EdgeKey], labels: dict[str, Label]) -> dict[str, str]:
-        """`elements` (node id -> element id of the versions just created) with the open versions of the other
-        ends of `edges`, which the head holds. Element ids stay valid while the writer lock is held."""
+        """`elements` (node id -> element id of its open version) with those of the other ends of `edges`, which
+        the head holds. Element ids stay valid while the writer lock is held."""
         kept = sorted({end for key in edges for end in (key[0], key[2]) if end not in elements})
         for label, ids in _by_label(kept, labels):
             for row in self.store.run_templated("version_open_elements", {"LABEL": label.value}, repo=self.repo,
