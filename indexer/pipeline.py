@@ -298,6 +298,21 @@ def is_indexed(state: dict | None, embed: bool) -> bool:
                 and (not embed or (state["stats"] or {}).get("embedding")))
 
 
+def recall_indexed(store: GraphStore, report: IndexReport, embed: bool) -> IndexReport | None:
+    """The report of `report`'s snapshot from what it stored, if it already holds what indexing would write
+    (`is_indexed`)."""
+    state = store.snapshot_state(report.repo, report.snapshot)
+    if not is_indexed(state, embed):
+        return None
+    stats = state["stats"] or {}
+    recalled = IndexReport(report.repo, report.snapshot, report.rev, already_indexed=True,
+                           files_parsed=stats.get("files_parsed", 0), other_files=stats.get("other_files", 0),
+                           embedding=stats.get("embedding"))
+    for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
+        getattr(recalled, key).update(stats.get(key, {}))
+    return recalled
+
+
 def index_repository(
     store: GraphStore,
     path: str,
@@ -314,16 +329,8 @@ def index_repository(
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
-    state = store.snapshot_state(report.repo, report.snapshot)
-    if is_indexed(state, embed) and not force:
-        report.already_indexed = True
-        stats = state["stats"] or {}
-        for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
-            getattr(report, key).update(stats.get(key, {}))
-        report.files_parsed = stats.get("files_parsed", 0)
-        report.other_files = stats.get("other_files", 0)
-        report.embedding = stats.get("embedding")
-        return report
+    if not force and (recalled := recall_indexed(store, report, embed)):
+        return recalled
     with cyclic_gc_paused():
         # A missing model fails before any work is done; the model loads meanwhile.
         embedder = open_embedder_in_background(model) if embed else None
@@ -331,7 +338,7 @@ def index_repository(
         selection = select_files(commit)
         base = None if full else choose_base(store, commit, report.repo, selection.files)
         # So does a vector store another process holds. An incremental run is short and keeps it; a full one
-        # lets it go at once and takes it again only to embed, so queries wait on indexing no longer than that.
+        # lets it go while it parses and resolves (queries can use it meanwhile), then takes it again.
         vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
         if vectors is not None and base is None:
             vectors.close()
@@ -342,6 +349,12 @@ def index_repository(
             t = time.perf_counter()
             graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
             report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+            if embedder is not None and vectors is None:
+                # Held from before the graph is written until the snapshot is complete: a run that loses the
+                # store to another process fails here, having written nothing, and never after its write.
+                vectors = open_vector_store(embedder.name, embedder.dim)
+            if not force and (recalled := recall_indexed(store, report, embed)):  # by a run that held the store
+                return recalled
             t = time.perf_counter()
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
             report.seconds["write"] = round(time.perf_counter() - t, 3)
@@ -350,9 +363,9 @@ def index_repository(
                 functions, shared = functions_to_embed(store, report, graph, created, embedder)
                 embed_graph(store, report, functions, embedder, progress, shared, vectors)
                 report.seconds["embed"] = round(time.perf_counter() - t, 3)
+            report.seconds["total"] = round(time.perf_counter() - started, 3)
+            store.complete_snapshot(report.repo, report.snapshot, report.stats())
         finally:
             if vectors is not None:
                 vectors.close()
-    report.seconds["total"] = round(time.perf_counter() - started, 3)
-    store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import pytest
 from qdrant_client import QdrantClient
 
 from indexer.embedding import Embedder, open_embedder
+from indexer.graph_versions import hold_repository
 from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all
 from indexer.settings import snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
@@ -170,6 +172,32 @@ def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_writte
     assert store.snapshot_state(repo_name, sha) is None  # no graph written for nothing
     assert succeeded(run_spider("index", root, "--repo", repo_name))  # once it is free, the same command works
     assert store.snapshot_state(repo_name, sha)["complete"]
+
+
+def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_writes_nothing(
+        tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    # While this writer holds the repository, a run that reaches the graph write waits there: a run must hold the
+    # vector store by then, so the other waits for the store instead and gives up before writing anything.
+    with hold_repository(store, repo_name):
+        runs = [subprocess.Popen(["spider", "index", str(root), "--repo", repo_name], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and all(run.poll() is None for run in runs):
+            time.sleep(0.1)
+        gave_up = [run for run in runs if run.poll() is not None]
+    outputs = {run: run.communicate(timeout=300) for run in runs}
+
+    assert len(gave_up) == 1, "both runs went on to write without holding the vector store"
+    loser, = gave_up
+    winner, = (run for run in runs if run is not loser)
+    lines = outputs[loser][1].strip().splitlines()
+    assert loser.returncode == 2 and len(lines) == 1, outputs[loser]
+    assert lines[0].startswith("spider: error: the local vector store is in use by another spider process")
+    assert winner.returncode == 0, outputs[winner]
+    rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
+    assert [(r["snapshot"], r["seq"], r["complete"]) for r in rows] == [(sha, 1, True)]
+    assert "INCOMPLETE" not in succeeded(run_spider("snapshots", "list", "--repo", repo_name))
 
 
 def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wanted(tmp_path, store, repo_name):
