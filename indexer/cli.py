@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -392,9 +393,12 @@ def _state(row: dict) -> str:
 @click.argument("snapshot")
 @fail_cleanly
 def snapshots_delete(repo: str, snapshot: str) -> None:
-    """Delete SNAPSHOT (a commit sha or a unique prefix of one) of REPO."""
+    """Delete SNAPSHOT (a commit sha or a unique prefix of at least 4 hex digits) of REPO."""
+    if not re.fullmatch(r"[0-9a-fA-F]{4,}", snapshot):  # '' would match every sha: never delete by a guess
+        raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
+                          "(see `spider snapshots list`)")
     with connect() as store:
-        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot)]
+        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot.lower())]
         if not matches:
             raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
         if len(matches) > 1:

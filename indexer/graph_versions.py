@@ -20,7 +20,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections import defaultdict
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -61,7 +61,10 @@ class RepositoryWriter:
     def delete(self, snapshot: str) -> int:
         """Remove a snapshot and what is cached of it: the head is truncated to the snapshot before it; another
         one gives up the versions only it could see. Returns how many nodes were deleted."""
-        shutil.rmtree(snapshot_cache_dir(self.repo, snapshot), ignore_errors=True)
+        cache = snapshot_cache_dir(self.repo, snapshot)
+        shutil.rmtree(cache, ignore_errors=True)
+        with suppress(OSError):  # the repository's cache folder, once it holds no snapshot's
+            cache.parent.rmdir()
         rows = self.store.list_snapshots(self.repo)
         row = next((r for r in rows if r["snapshot"] == snapshot), None)
         if row is None:
@@ -167,19 +170,27 @@ def _edge_jobs(name: str, keys: list[EdgeKey], elements: dict[str, str],
 @contextmanager
 def hold_repository(store: GraphStore, repo: str) -> Iterator[RepositoryWriter]:
     """Be the only writer of `repo`'s graph (waiting for another one to finish), with what dead writers left
-    undone; the lock is released when the block ends, after recording the head it wrote."""
-    try:
-        store.run_named("repository_create", repo=repo)
-    except ConstraintError:  # created by a concurrent writer meanwhile
-        pass
+    undone; the lock is released when the block ends, after recording the head it wrote. A repository left
+    without snapshots goes with the lock (a writer that waited for it takes a new one)."""
     with store.driver.session(database=store.settings.database) as session:
-        tx = session.begin_transaction()
+        while True:
+            try:
+                store.run_named("repository_create", repo=repo)
+            except ConstraintError:  # created by a concurrent writer meanwhile
+                pass
+            tx = session.begin_transaction()
+            row = tx.run(cypher.load("repository_lock"), repo=repo, writer=uuid.uuid4().hex).single()
+            if row is not None and row["held"]:
+                break
+            tx.close()  # the writer it waited for deleted the repository
         try:
-            head = tx.run(cypher.load("repository_lock"), repo=repo, writer=uuid.uuid4().hex).single()["head"]
-            writer = RepositoryWriter(store, repo, NOTHING if head is None else head)
+            writer = RepositoryWriter(store, repo, NOTHING if row["head"] is None else row["head"])
             writer.discard_unfinished()
             yield writer
-            tx.run(cypher.load("repository_release"), repo=repo, head=writer.head).consume()
+            if store.list_snapshots(repo):
+                tx.run(cypher.load("repository_release"), repo=repo, head=writer.head).consume()
+            else:
+                tx.run(cypher.load("repository_delete"), repo=repo).consume()
             tx.commit()
         finally:
             if not tx.closed():

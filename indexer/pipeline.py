@@ -13,6 +13,7 @@ head does not hold are embedded. The graph is the full rebuild's.
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
 import os
 import re
@@ -29,7 +30,7 @@ from typing import Callable, Iterable, Iterator, Protocol
 
 from indexer.base_snapshot import BaseSnapshot, choose_base
 from indexer.codegraph import CodeGraph, build_graph, keeps_file
-from indexer.embedding import Embedder, open_embedder_in_background
+from indexer.embedding import Embedder, open_embedder, open_embedder_in_background
 from indexer.errors import SpiderError
 from indexer.graph_diff import digest_of, version_diff
 from indexer.graph_schema import Label
@@ -40,8 +41,8 @@ from indexer.parse import ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from indexer.settings import snapshot_cache_dir
-from indexer.vectorize import embed_snapshot
-from indexer.vectors import VectorStore, open_vector_store
+from indexer.vectorize import embed_snapshot, recorded_here
+from indexer.vectors import VectorStore, collection_name, open_vector_store
 from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -255,13 +256,22 @@ def write_graph(
     return [nodes[node_id] for node_id in diff.create_nodes if new.labels[node_id] == Label.FUNCTION]
 
 
-def head_is_embedded(store: GraphStore, repo: str, versions: dict | None, model: str) -> bool:
-    """Whether the head a snapshot was written over (`IndexReport.versions`) is complete with vectors of `model`:
-    then every function the snapshot shares with it has one."""
+def head_is_embedded(store: GraphStore, repo: str, versions: dict | None, model: str, vectors: VectorStore) -> bool:
+    """Whether the head a snapshot was written over (`IndexReport.versions`) is complete with vectors of `model`
+    in `vectors` (not only in another store: another machine's, a deleted one): then every function the snapshot
+    shares with it has one there."""
     head = (versions or {}).get("head")
     state = store.snapshot_state(repo, head) if head else None
     embedding = ((state or {}).get("stats") or {}).get("embedding") if state and state["complete"] else None
-    return bool(embedding) and embedding["model"] == model
+    return bool(embedding) and embedding["model"] == model and recorded_here(embedding, vectors)
+
+
+def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: bool = False) -> list[GraphNode]:
+    """A written snapshot's functions, code included (or only those whose version it created)."""
+    return [GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
+                      r["end_line"], r["code"], r["content_hash"])
+            for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=snapshot,
+                                     created_only=created_only)]
 
 
 def embed_graph(
@@ -281,11 +291,12 @@ def embed_graph(
 
 
 def functions_to_embed(
-    store: GraphStore, report: IndexReport, graph: CodeGraph, created: list[GraphNode], embedder: Embedder
+    store: GraphStore, report: IndexReport, graph: CodeGraph, created: list[GraphNode], embedder: Embedder,
+    vectors: VectorStore,
 ) -> tuple[list[GraphNode], int]:
-    """The functions that can lack a vector, and how many others the snapshot has."""
+    """The functions that can lack a vector in `vectors`, and how many others the snapshot has."""
     every = [n for n in graph.nodes if n.label == Label.FUNCTION] + graph.copied_functions
-    if head_is_embedded(store, report.repo, report.versions, embedder.name):
+    if head_is_embedded(store, report.repo, report.versions, embedder.name, vectors):
         return created, len(every) - len(created)
     return every, 0
 
@@ -296,6 +307,49 @@ def is_indexed(state: dict | None, embed: bool) -> bool:
     (no `seq`) is indexed again."""
     return bool(state and state["complete"] and state["seq"] is not None
                 and (not embed or (state["stats"] or {}).get("embedding")))
+
+
+def recall_indexed(
+    store: GraphStore, report: IndexReport, embed: bool, progress: Progress = no_progress,
+    vectors: VectorStore | None = None,
+) -> IndexReport | None:
+    """The report of `report`'s snapshot from what it stored, if it already holds what indexing would write
+    (`is_indexed`). Its vectors are checked in this vector store (`vectors`, or the one opened here), not trusted
+    from the graph: what the store lacks (the snapshot was embedded into another one) is embedded, and reported
+    so, and the store is recorded on the snapshot."""
+    state = store.snapshot_state(report.repo, report.snapshot)
+    if not is_indexed(state, embed):
+        return None
+    started = time.perf_counter()
+    stats = state["stats"] or {}
+    recalled = IndexReport(report.repo, report.snapshot, report.rev, already_indexed=True,
+                           files_parsed=stats.get("files_parsed", 0), other_files=stats.get("other_files", 0),
+                           embedding=stats.get("embedding"))
+    for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
+        getattr(recalled, key).update(stats.get(key, {}))
+    if not embed:
+        return recalled
+    embedding = stats["embedding"]
+    collection = collection_name(embedding["model"], embedding["dim"])
+    held = vectors is not None and vectors.collection == collection
+    with nullcontext(vectors) if held else open_vector_store(embedding["model"], embedding["dim"]) as here:
+        hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
+                                                                 snapshot=report.snapshot)]
+        here_before = recorded_here(embedding, here)
+        if here.holds_all(report.repo, hashes, thorough=not here_before):
+            if here_before:
+                return recalled
+            recalled.embedding = {**embedding, "stores": [*embedding.get("stores", []), here.store_id]}
+        else:
+            functions = stored_functions(store, report.repo, report.snapshot)
+            embed_graph(store, recalled, functions, open_embedder(embedding["model"]), progress, vectors=here)
+            recalled.embedding["stores"] = [*(s for s in embedding.get("stores", []) if s != here.store_id),
+                                            here.store_id]
+            recalled.already_indexed = False
+            recalled.seconds["total"] = round(time.perf_counter() - started, 3)
+        store.run_named("snapshot_embedding", repo=report.repo, snapshot=report.snapshot,
+                        stats=json.dumps({**stats, "embedding": recalled.embedding}))
+    return recalled
 
 
 def index_repository(
@@ -314,16 +368,8 @@ def index_repository(
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
-    state = store.snapshot_state(report.repo, report.snapshot)
-    if is_indexed(state, embed) and not force:
-        report.already_indexed = True
-        stats = state["stats"] or {}
-        for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
-            getattr(report, key).update(stats.get(key, {}))
-        report.files_parsed = stats.get("files_parsed", 0)
-        report.other_files = stats.get("other_files", 0)
-        report.embedding = stats.get("embedding")
-        return report
+    if not force and (recalled := recall_indexed(store, report, embed, progress)):
+        return recalled
     with cyclic_gc_paused():
         # A missing model fails before any work is done; the model loads meanwhile.
         embedder = open_embedder_in_background(model) if embed else None
@@ -331,7 +377,7 @@ def index_repository(
         selection = select_files(commit)
         base = None if full else choose_base(store, commit, report.repo, selection.files)
         # So does a vector store another process holds. An incremental run is short and keeps it; a full one
-        # lets it go at once and takes it again only to embed, so queries wait on indexing no longer than that.
+        # lets it go while it parses and resolves (queries can use it meanwhile), then takes it again.
         vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
         if vectors is not None and base is None:
             vectors.close()
@@ -342,17 +388,23 @@ def index_repository(
             t = time.perf_counter()
             graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
             report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+            if embedder is not None and vectors is None:
+                # Held from before the graph is written until the snapshot is complete: a run that loses the
+                # store to another process fails here, having written nothing, and never after its write.
+                vectors = open_vector_store(embedder.name, embedder.dim)
+            if not force and (recalled := recall_indexed(store, report, embed, progress, vectors)):
+                return recalled  # indexed meanwhile by the run that held the store
             t = time.perf_counter()
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
             report.seconds["write"] = round(time.perf_counter() - t, 3)
             if embedder is not None:
                 t = time.perf_counter()
-                functions, shared = functions_to_embed(store, report, graph, created, embedder)
+                functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
                 embed_graph(store, report, functions, embedder, progress, shared, vectors)
                 report.seconds["embed"] = round(time.perf_counter() - t, 3)
+            report.seconds["total"] = round(time.perf_counter() - started, 3)
+            store.complete_snapshot(report.repo, report.snapshot, report.stats())
         finally:
             if vectors is not None:
                 vectors.close()
-    report.seconds["total"] = round(time.perf_counter() - started, 3)
-    store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -25,7 +25,6 @@ from indexer.embedding import open_embedder
 from indexer.errors import SpiderError, StoreBusy
 from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
-from indexer.model import GraphNode
 from indexer.org import RepoSpec, materialise
 from indexer.parse import outcome_from_dict, outcome_to_dict
 from indexer.parse_cache import open_parse_cache
@@ -40,9 +39,11 @@ from indexer.pipeline import (
     graph_of,
     head_is_embedded,
     parse_batch,
+    stored_functions,
     write_graph,
 )
 from indexer.settings import broker_url, visibility_timeout
+from indexer.vectors import open_vector_store
 from indexer.walk import Commit, SourceFile, open_commit, select_files
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
@@ -149,14 +150,12 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
         if job_id:
             jobs.set_stage(store, job_id, "embedding")
         embedder = open_embedder(model)
-        created_only = head_is_embedded(store, repo, stats.get("versions"), embedder.name)
-        nodes = [GraphNode(Label.FUNCTION, r["id"], r["name"], r["path"], r["language"], r["kind"], r["start_line"],
-                           r["end_line"], r["code"], r["content_hash"])
-                 for r in store.run_named("snapshot_functions_to_embed", repo=repo, snapshot=sha,
-                                          created_only=created_only)]
-        shared = stats["nodes"].get(Label.FUNCTION.value, 0) - len(nodes) if created_only else 0
         report = IndexReport(repo=repo, snapshot=sha, rev="")
-        embed_graph(store, report, nodes, embedder, shared=shared)
+        with open_vector_store(embedder.name, embedder.dim) as vectors:
+            created_only = head_is_embedded(store, repo, stats.get("versions"), embedder.name, vectors)
+            nodes = stored_functions(store, repo, sha, created_only)
+            shared = stats["nodes"].get(Label.FUNCTION.value, 0) - len(nodes) if created_only else 0
+            embed_graph(store, report, nodes, embedder, shared=shared, vectors=vectors)
         stats = {**stats, "embedding": report.embedding}
     store.complete_snapshot(repo, sha, stats)
     if job_id:

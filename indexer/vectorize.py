@@ -30,11 +30,18 @@ class EmbedStats:
     reused: int = 0
     seconds: float = 0.0
     index_seconds: float = 0.0
+    stores: list[str] = dataclasses.field(default_factory=list)  # `VectorStore.store_id`s holding every vector
 
     def to_json(self) -> dict:
         return {"model": self.model, "dim": self.dim, "functions": self.functions, "embedded": self.embedded,
                 "reused": self.reused, "seconds": round(self.seconds, 3),
-                "index_seconds": round(self.index_seconds, 3)}
+                "index_seconds": round(self.index_seconds, 3), "stores": self.stores}
+
+
+def recorded_here(embedding: dict | None, vectors: VectorStore) -> bool:
+    """Whether a snapshot's `embedding` (its EmbedStats.to_json()) records `vectors` as holding its vectors. One
+    embedded before stores were recorded counts as embedded here, as spider assumed then."""
+    return vectors.store_id in (embedding or {}).get("stores", [vectors.store_id])
 
 
 def embed_snapshot(
@@ -50,7 +57,7 @@ def embed_snapshot(
     `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
-    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared)
+    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, stores=[vectors.store_id])
     missing = vectors.missing(repo, list(functions))
     stats.reused = len(functions) + shared - len(missing)
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.

@@ -32,9 +32,11 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from indexer.cache_files import write_atomically
 from indexer.errors import SpiderError, StoreBusy
 from indexer.settings import spider_home
 
@@ -59,6 +61,8 @@ HNSW_EF_MIN = 768  # search ef floor: at 512 one build left one real query's top
 HNSW_M = 32
 HNSW_EF_CONSTRUCT = 200
 EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard before giving up
+STORE_ID_FILE = "spider-store-id"  # in an Edge shard's directory: the store's identity, made when it is first opened
+PRESENCE_SAMPLE = 8  # points looked up to check a store that a snapshot records as holding its vectors
 
 Point = tuple[str, Sequence[float] | np.ndarray, dict[str, Any]]  # (content_hash, vector, {node_id, path, …})
 Members = Mapping[int, tuple[str, str]]  # a snapshot's functions: point key (`point_key`) -> (node_id, content_hash)
@@ -124,6 +128,15 @@ def order_hits(hits: Iterable[Hit]) -> list[Hit]:
     return ordered
 
 
+def public_url(url: str) -> str:
+    """`url` without user, password, query and fragment: what may be shown and recorded of it."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "QDRANT_URL"
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
 def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
@@ -138,6 +151,8 @@ class VectorStore(ABC):
 
     collection: str
     dim: int
+    store_id: str  # which store this is: recorded on the snapshots whose vectors were embedded into it
+    where: str  # the store, for messages: "the local vector store DIR", "the Qdrant server at URL"
 
     # ---- public operations -------------------------------------------------------------------------------
 
@@ -146,6 +161,14 @@ class VectorStore(ABC):
         by_id = {point_id(repo, h): h for h in content_hashes}
         found = self._existing_ids(list(by_id))
         return {h for pid, h in by_id.items() if pid not in found}
+
+    def holds_all(self, repo: str, content_hashes: Iterable[str], thorough: bool) -> bool:
+        """Whether every hash has its point in `repo`: each one looked up if `thorough`, else a few spread over
+        them (enough where a run recorded embedding them all here: only `delete_unused` deletes points)."""
+        hashes = sorted(set(content_hashes))
+        if not thorough:
+            hashes = hashes[:: max(1, len(hashes) // PRESENCE_SAMPLE)]
+        return not self.missing(repo, hashes)
 
     def insert(self, repo: str, points: Iterable[Point]) -> int:
         """Store (content_hash, vector, payload) points of `repo`; returns how many were new. A point that exists
@@ -297,7 +320,9 @@ class EdgeVectorStore(VectorStore):
                                           full_scan_threshold=10_000),
         )
         self._shard = self._open(config, lock_wait)
+        self.where = f"the local vector store {self.directory}"
         try:
+            self.store_id = self._own_id()
             schema = self._shard.info().payload_schema
             if LEGACY_SNAPSHOTS in schema:  # membership used to live in the payload: its index only slows opening
                 self._shard.update(E.UpdateOperation.delete_field_index(LEGACY_SNAPSHOTS))
@@ -339,6 +364,20 @@ class EdgeVectorStore(VectorStore):
                 raise SpiderError(
                     f"cannot open the local vector store {self.directory}: {_one_line(message)}"
                 ) from None
+
+    def _own_id(self) -> str:
+        """The id in the shard's directory, made when the shard is first opened (under its lock): a store made
+        again in its place (its directory deleted) is another store."""
+        path = self.directory / STORE_ID_FILE
+        try:
+            existing = path.read_text().strip()
+        except FileNotFoundError:
+            existing = ""
+        if re.fullmatch(r"[0-9a-f]{32}", existing):
+            return existing
+        made = uuid.uuid4().hex
+        write_atomically(path, made.encode())
+        return made
 
     def _filter(self, repo: str | None):
         E = self._E
@@ -413,7 +452,9 @@ class QdrantServerStore(VectorStore):
         self._M = models
         self.collection = collection
         self.dim = dim
-        self._where = url or "the given Qdrant client"
+        self._where = public_url(url) if url else "the given Qdrant client"
+        self.where = f"the Qdrant server at {self._where}" if url else self._where
+        self.store_id = f"qdrant {self._where} {collection}" if url else f"qdrant-client {id(client):x} {collection}"
         self._owns = client is None
         self._client = client or QdrantClient(url=url, api_key=api_key or None, timeout=timeout,
                                               check_compatibility=False)
@@ -545,5 +586,5 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
 
 __all__ = [
     "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore",
-    "collection_name", "members_of", "open_vector_store", "order_hits", "point_id", "point_key",
+    "collection_name", "members_of", "open_vector_store", "order_hits", "point_id", "point_key", "public_url",
 ]

@@ -7,8 +7,10 @@ import json
 import cypher
 from indexer.cache_files import write_atomically
 from indexer.embedding import Embedder
+from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.settings import snapshot_cache_dir
+from indexer.vectorize import recorded_here
 from indexer.vectors import Members, VectorStore, members_of
 
 _MEMBERS = "function_members.json"
@@ -28,10 +30,24 @@ def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
     return members
 
 
+def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, members: Members) -> None:
+    """Fail in one line where `vectors` lacks the snapshot's vectors (they were embedded into another store:
+    another machine's, a deleted one), which would otherwise answer with nothing. Cheap where the snapshot records
+    this store (a few members looked up); every member where it does not."""
+    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
+    thorough = not recorded_here(embedding, vectors)
+    if not vectors.holds_all(repo, (content_hash for _, content_hash in members.values()), thorough):
+        raise SpiderError(f"{vectors.where} lacks the vectors of {repo} @ {snapshot[:12]} (they were embedded "
+                          f"into another vector store): run `spider index PATH --repo {repo} --rev {snapshot[:12]}` "
+                          "with this vector store to embed them here")
+
+
 def dense_ranking(
     embedder: Embedder, vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, issue: str, n: int
 ) -> list[tuple[str, float]]:
     """Top-n (node id, cosine score), best first, ties by node id."""
+    members = snapshot_members(store, repo, snapshot)
+    require_vectors(vectors, store, repo, snapshot, members)
     query = embedder.embed_query(issue)
-    hits = vectors.search(query, repo, limit=n, members=snapshot_members(store, repo, snapshot))
+    hits = vectors.search(query, repo, limit=n, members=members)
     return [(hit.node_id, hit.score) for hit in hits]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
 import re
@@ -250,20 +252,23 @@ def test_without_repo_a_query_names_the_indexed_repositories(shop, tmp_path):
 
 
 # 4. snapshots ----------------------------------------------------------------------------------
-def commit_sharing_first_digit(root: Path, sha: str) -> str:
-    """A child commit of `sha` whose id starts with the same hex digit (commit dates are fixed: deterministic)."""
+def commit_sharing_prefix(root: Path, sha: str, digits: int = 4) -> str:
+    """A child commit of `sha` whose id starts with the same `digits` hex digits. Candidate commit objects are
+    hashed here (a git process per try would take minutes for 4 digits); the one that matches is written."""
     tree = git(root, "rev-parse", f"{sha}^{{tree}}")
-    for attempt in range(256):
-        child = git(root, "commit-tree", tree, "-p", sha, "-m", f"child {attempt}")
-        if child[0] == sha[0]:
+    who = "spider-tests <tests@spider.invalid> 1767225600 +0000"
+    for attempt in itertools.count():
+        body = f"tree {tree}\nparent {sha}\nauthor {who}\ncommitter {who}\n\nchild {attempt}\n".encode()
+        if hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest().startswith(sha[:digits]):
+            child = subprocess.run(["git", "-C", str(root), "hash-object", "-t", "commit", "-w", "--stdin"],
+                                   input=body, capture_output=True, check=True).stdout.decode().strip()
             git(root, "update-ref", "refs/heads/main", child)
             return child
-    raise AssertionError("no child commit shares the first digit")
 
 
 def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
-    second = commit_sharing_first_digit(root, first)
+    second = commit_sharing_prefix(root, first)
     index_json(root, repo_name, "--rev", "HEAD~1")
     index_json(root, repo_name)
 
@@ -272,10 +277,10 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     assert [(r["repo"], r["snapshot"], r["rev"], r["complete"]) for r in rows] == [
         (repo_name, second, "HEAD", True), (repo_name, first, "HEAD~1", True)]
     assert [r["stats"]["nodes"] for r in rows] == [{"Directory": 1, "File": 1, "Function": 1}] * 2
-    ambiguous = one_line_error(run_spider("snapshots", "delete", repo_name, first[0]))
-    assert ambiguous == f"spider: error: '{first[0]}' matches 2 snapshots of {repo_name}: give more of the sha"
-    unknown = one_line_error(run_spider("snapshots", "delete", repo_name, "nope"))
-    assert unknown == f"spider: error: no snapshot 'nope' of repository '{repo_name}' (see `spider snapshots list`)"
+    ambiguous = one_line_error(run_spider("snapshots", "delete", repo_name, first[:4]))
+    assert ambiguous == f"spider: error: '{first[:4]}' matches 2 snapshots of {repo_name}: give more of the sha"
+    unknown = one_line_error(run_spider("snapshots", "delete", repo_name, "beef"))
+    assert unknown == f"spider: error: no snapshot 'beef' of repository '{repo_name}' (see `spider snapshots list`)"
     assert node_count(store, repo_name) == 3 + 2  # one tree: its 3 node versions, and 2 Snapshot nodes
     assert len(snapshot_members(store, repo_name, first)) == 1  # a query's cache of the snapshot, to be removed too
     assert snapshot_cache_dir(repo_name, first).is_dir()
@@ -293,6 +298,35 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     embedder = open_embedder()
     with open_vector_store(embedder.name, embedder.dim) as vectors:
         assert vectors.count(repo_name) == 0 and sum(vectors_freed) > 0
+
+
+@pytest.mark.parametrize("name", ["", " ", 1, 3, "HEAD", "xyz1", "\x1b[2J"])  # a number: that many digits of the sha
+def test_a_snapshot_to_delete_is_named_by_at_least_four_hex_digits_of_its_sha(tmp_path, store, repo_name, name):
+    root, sha = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    index_json(root, repo_name)
+    name = sha[:name] if isinstance(name, int) else name
+
+    refused = one_line_error(run_spider("snapshots", "delete", repo_name, name))
+
+    assert refused == (f"spider: error: name the snapshot by at least 4 hex digits of its commit sha, not "
+                       f"{name!r} (see `spider snapshots list`)")
+    assert store.snapshot_state(repo_name, sha)["complete"]
+
+
+def test_deleting_the_last_snapshot_removes_the_repository_and_its_cache_folder(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    index_json(root, repo_name)
+    snapshot_members(store, repo_name, sha)  # a query's cache of the snapshot
+    repositories = "MATCH (r:Repository {repo: $repo}) RETURN count(r)"
+    assert store.read(repositories, {"repo": repo_name})[1] == [[1]]
+
+    succeeded(run_spider("snapshots", "delete", repo_name, sha[:4].upper()))
+
+    assert store.read(repositories, {"repo": repo_name})[1] == [[0]]
+    assert not snapshot_cache_dir(repo_name, sha).parent.exists()
+    assert store.list_snapshots(repo_name) == []
+    assert index_json(root, repo_name)["versions"]["seq"] == 1  # indexed again from scratch
+    assert store.read(repositories, {"repo": repo_name})[1] == [[1]]
 
 
 def test_prune_keeps_the_newest_snapshots_and_the_vectors_they_share(tmp_path, store, repo_name):

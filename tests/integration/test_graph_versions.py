@@ -194,3 +194,23 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
     finally:
         holder.kill()
     assert waited < 20
+
+
+def test_a_writer_that_waited_while_the_last_snapshot_went_writes_under_a_new_lock(tmp_path, store, repo_name):
+    root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
+    index_repository(store, str(root), repo=repo_name, embed=False)
+    make_repo(root, {"b.py": "def two():\n    return 2\n"})
+    reports = []
+
+    def index_the_next_commit():
+        reports.append(index_repository(store, str(root), repo=repo_name, embed=False, full=True))
+
+    with hold_repository(store, repo_name) as writer:
+        waiting = threading.Thread(target=index_the_next_commit)
+        waiting.start()
+        time.sleep(3.0)  # its write waits for this writer, which deletes the repository's only snapshot
+        writer.delete(first)
+    waiting.join(60)
+
+    assert reports[0].versions["seq"] == 1
+    assert store.read("MATCH (r:Repository {repo: $repo}) RETURN r.head", {"repo": repo_name})[1] == [[1]]

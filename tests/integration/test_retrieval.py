@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
 
 from indexer.embedding import Embedder, open_embedder
+from indexer.graph_versions import hold_repository
 from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all
-from indexer.settings import snapshot_cache_dir
+from indexer.settings import Neo4jSettings, snapshot_cache_dir
 from indexer.vectorize import embed_snapshot
 from indexer.vectors import QdrantServerStore, VectorStore, collection_name, open_vector_store
 from indexer.walk import open_commit, select_files
 from query.dense import dense_ranking, snapshot_members
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.test_cli import run_spider, succeeded
+from tests.integration.test_cli import index_json, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 
@@ -172,6 +176,32 @@ def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_writte
     assert store.snapshot_state(repo_name, sha)["complete"]
 
 
+def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_writes_nothing(
+        tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    # While this writer holds the repository, a run that reaches the graph write waits there: a run must hold the
+    # vector store by then, so the other waits for the store instead and gives up before writing anything.
+    with hold_repository(store, repo_name):
+        runs = [subprocess.Popen(["spider", "index", str(root), "--repo", repo_name], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and all(run.poll() is None for run in runs):
+            time.sleep(0.1)
+        gave_up = [run for run in runs if run.poll() is not None]
+    outputs = {run: run.communicate(timeout=300) for run in runs}
+
+    assert len(gave_up) == 1, "both runs went on to write without holding the vector store"
+    loser, = gave_up
+    winner, = (run for run in runs if run is not loser)
+    lines = outputs[loser][1].strip().splitlines()
+    assert loser.returncode == 2 and len(lines) == 1, outputs[loser]
+    assert lines[0].startswith("spider: error: the local vector store is in use by another spider process")
+    assert winner.returncode == 0, outputs[winner]
+    rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
+    assert [(r["snapshot"], r["seq"], r["complete"]) for r in rows] == [(sha, 1, True)]
+    assert "INCOMPLETE" not in succeeded(run_spider("snapshots", "list", "--repo", repo_name))
+
+
 def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wanted(tmp_path, store, repo_name):
     root, sha = make_repo(tmp_path / "repo", FILES)
     assert index_repository(store, str(root), repo=repo_name, embed=False).embedding is None
@@ -182,3 +212,66 @@ def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wa
     assert not again.already_indexed and again.embedding["functions"] == 5
     assert (store.snapshot_state(repo_name, sha)["stats"] or {})["embedding"]["functions"] == 5
     assert index_repository(store, str(root), repo=repo_name).already_indexed
+
+
+# A graph shared by machines that each keep their own vector store ------------------------------------------
+def machine(home: Path, spider_home: Path, neo4j_settings: Neo4jSettings) -> dict[str, str]:
+    """The environment of another machine on the session's Neo4j: its own SPIDER_HOME, so its own Qdrant Edge
+    store, with the test embedding model registered."""
+    if not (home / "models").exists():
+        shutil.copytree(spider_home / "models", home / "models")
+    env = {k: v for k, v in os.environ.items() if k not in ("QDRANT_URL", "QDRANT_API_KEY")}
+    return {**env, "SPIDER_HOME": str(home), "NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user,
+            "NEO4J_PASSWORD": neo4j_settings.password, "NEO4J_DATABASE": neo4j_settings.database}
+
+
+def run_on(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), capture_output=True, text=True, env=env, timeout=300)
+
+
+def lacking_store_error(result: subprocess.CompletedProcess, repo: str, sha: str, home: Path) -> None:
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and result.stdout == "" and len(lines) == 1, result
+    assert lines[0].startswith(f"spider-query: error: the local vector store {home / 'vectors'}"), lines[0]
+    assert f"lacks the vectors of {repo} @ {sha[:12]}" in lines[0], lines[0]
+
+
+def test_indexing_a_commit_indexed_into_another_vector_store_embeds_it_into_this_one(
+        tmp_path, store, repo_name, spider_home, neo4j_settings):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    assert index_json(root, repo_name)["embedding"]["embedded"] == 5  # machine A: the session's SPIDER_HOME
+    b = machine(tmp_path / "b", spider_home, neo4j_settings)
+
+    again = json.loads(succeeded(run_on(b, "spider", "index", str(root), "--repo", repo_name, "--json")))
+
+    assert not again["already_indexed"]
+    assert (again["embedding"]["embedded"], again["embedding"]["reused"]) == (5, 0)
+    answer = json.loads(succeeded(run_on(b, "spider-query", ISSUE, "--repo", repo_name, "--method", "der", "--json")))
+    assert answer["results"][0]["id"] == "billing/invoice.py:compute_invoice_total"
+    assert json.loads(succeeded(run_on(b, "spider", "index", str(root), "--repo", repo_name, "--json")))[
+        "already_indexed"]  # verified: nothing more to embed
+    answer = json.loads(succeeded(spider_query(ISSUE, "--repo", repo_name, "--method", "der", "--json")))
+    assert answer["results"][0]["id"] == "billing/invoice.py:compute_invoice_total"  # A still answers too
+
+    shutil.rmtree(tmp_path / "b" / "vectors")
+    for method in ("der", "spider"):
+        lacking_store_error(run_on(b, "spider-query", ISSUE, "--repo", repo_name, "--method", method,
+                                   "--selector", "none"), repo_name, sha, tmp_path / "b")
+
+
+def test_an_incremental_run_embeds_what_this_store_lacks_of_the_head_it_reuses(
+        tmp_path, store, repo_name, spider_home, neo4j_settings):
+    root, _ = make_repo(tmp_path / "repo", FILES)
+    index_json(root, repo_name)  # machine A
+    _, second = make_repo(root, {**FILES, "web/extra.js": "export function extraHelper() {\n  return 1;\n}\n"})
+    b = machine(tmp_path / "b", spider_home, neo4j_settings)
+
+    report = json.loads(succeeded(run_on(b, "spider", "index", str(root), "--repo", repo_name, "--json")))
+
+    assert report["incremental"] is not None
+    assert (report["embedding"]["embedded"], report["embedding"]["reused"]) == (6, 0)
+    answer = json.loads(succeeded(run_on(b, "spider-query", ISSUE, "--repo", repo_name, "--method", "der", "--json")))
+    assert answer["snapshot"] == second and answer["results"][0]["id"] == "billing/invoice.py:compute_invoice_total"
+    c = machine(tmp_path / "c", spider_home, neo4j_settings)  # a third machine that indexed nothing
+    lacking_store_error(run_on(c, "spider-query", ISSUE, "--repo", repo_name, "--method", "der"), repo_name, second,
+                        tmp_path / "c")

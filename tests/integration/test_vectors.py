@@ -6,6 +6,7 @@ Both adapters must give the same answers on the same data, and those answers mus
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -237,6 +238,36 @@ def test_missing_reports_only_hashes_without_a_point_in_that_repo(store):
     assert store.missing("elsewhere", ["a"]) == {"a"}
     # both engines key points by point_id and hand ids back as the same canonical strings
     assert store._existing([point_id("r", "a"), point_id("r", "zz")]) == {point_id("r", "a")}
+
+
+def test_holds_all_looks_up_every_hash_or_a_few_spread_over_them(store):
+    hashes = [f"h{i:03d}" for i in range(100)]
+    store.insert("r", points(hashes[1:], np.random.default_rng(6)))  # h000 has no point
+    looked_up: list[int] = []
+    engine = store._existing
+    store._existing = lambda ids: looked_up.append(len(ids)) or engine(ids)
+
+    assert store.holds_all("r", hashes[1:], thorough=True) and sum(looked_up) == 99
+    assert not store.holds_all("r", hashes, thorough=True)
+    looked_up.clear()
+    assert not store.holds_all("r", reversed(hashes), thorough=False)  # the few are spread over the sorted hashes
+    assert 0 < sum(looked_up) <= 9
+    assert store.holds_all("r", hashes[1:], thorough=False)
+    assert not store.holds_all("elsewhere", hashes[1:], thorough=False)
+    assert store.holds_all("r", [], thorough=False)
+
+
+def test_an_edge_store_keeps_its_id_and_one_made_again_in_its_place_is_another_store(tmp_path):
+    with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
+        made = store.store_id
+        assert store.where == f"the local vector store {tmp_path / COLLECTION}"
+    with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
+        assert store.store_id == made
+    with EdgeVectorStore(tmp_path / "other" / COLLECTION, DIM) as store:
+        assert store.store_id != made
+    shutil.rmtree(tmp_path / COLLECTION)
+    with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
+        assert store.store_id != made and len(store.store_id) == 32
 
 
 # ---- (4) reopen; the HNSW index --------------------------------------------------------------------------------------
