@@ -89,6 +89,9 @@ class IndexReport:
     incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
     versions: dict | None = None  # {seq, head, nodes_closed, nodes_created, relationships_closed, ...}
     resolution: dict | None = None  # ResolutionRun.to_json(): how many files were resolved again
+    # Per file, not kept with the snapshot (tens of thousands of vendored files): None when already indexed
+    skipped_files: list[dict] | None = None  # [{path, reason}] of the files counted in `skipped`
+    warned_files: list[dict] | None = None  # [{path, warnings}] of the files counted in `warnings`
 
     def stats(self) -> dict:
         """What is stored on the Snapshot node (JSON)."""
@@ -177,18 +180,24 @@ def graph_of(
     snapshot's resolution `earlier` when there is one, and fill the report's file and node counts. Also returns
     the resolution to keep with the snapshot."""
     report.other_files = selection.other
-    report.skipped.update(selection.skipped)
+    skipped_files = list(selection.skipped_files)
+    warned_files = []
     facts, code = {}, {}
     for outcome in outcomes:
         if outcome.facts is None:
-            report.skipped[outcome.skipped] += 1
+            skipped_files.append((outcome.path, outcome.skipped))
             continue
         if not keeps_file(outcome.facts):
-            report.skipped["no classes, functions or imports"] += 1
+            skipped_files.append((outcome.path, "no classes, functions or imports"))
             continue
         facts[outcome.path] = outcome.facts
         code[outcome.path] = outcome.code
-        report.warnings.update(outcome.warnings)
+        if outcome.warnings:
+            warned_files.append({"path": outcome.path, "warnings": outcome.warnings})
+    report.skipped.update(reason for _, reason in skipped_files)
+    report.warnings.update(warning for f in warned_files for warning in f["warnings"])
+    report.skipped_files = [{"path": path, "reason": reason} for path, reason in sorted(skipped_files)]
+    report.warned_files = sorted(warned_files, key=lambda f: f["path"])
     report.files_parsed = len(facts)
     blobs = {f.path: f.blob for f in selection.files}
     runs: list[ResolutionRun] = []

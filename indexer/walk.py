@@ -35,7 +35,12 @@ class SourceFile:
 class FileSelection:
     files: list[SourceFile] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)  # reason -> count: symlinks, submodules, supported-language files
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) of each counted in `skipped`
     other: int = 0  # files of languages spider does not parse
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped[reason] += 1
+        self.skipped_files.append((path, reason))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +97,17 @@ def select_files(commit: Commit) -> FileSelection:
         mode, kind, blob, size = meta.split()
         path = raw_path.decode("utf-8", "surrogateescape")
         if mode == b"120000":  # before the language check: a symlink to a directory has no extension
-            selection.skipped["symlink"] += 1
+            selection.skip(path, "symlink")
         elif kind != b"blob":
-            selection.skipped["submodule"] += 1
+            selection.skip(path, "submodule")
         elif language_of(path) is None:
             selection.other += 1
         elif (reason := skip_reason_for_path(path)) is not None:
-            selection.skipped[reason] += 1
+            selection.skip(path, reason)
         elif not size.isdigit():  # git prints BAD when the blob is absent (a partial or shallow copy)
-            selection.skipped["blob missing from the git object store"] += 1
+            selection.skip(path, "blob missing from the git object store")
         elif int(size) > MAX_FILE_BYTES:
-            selection.skipped["too large"] += 1
+            selection.skip(path, "too large")
         else:
             selection.files.append(SourceFile(path, blob.decode(), int(size)))
     selection.files.sort(key=lambda f: f.path)
