@@ -85,17 +85,35 @@ def skip_reason_for_path(path: str) -> str | None:
     return None
 
 
+def escaped_path(raw: bytes) -> str:
+    """A tracked path as text: UTF-8 as is; a path component that is not UTF-8 with each undecodable byte as
+    `\\xNN` and each backslash doubled, so that no two such components meet (a UTF-8 name may still spell one
+    out: `select_files` skips the non-UTF-8 file then). Lone surrogates would fail in Neo4j, hashes and JSON."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "/".join(_escaped_component(part) for part in raw.split(b"/"))
+
+
+def _escaped_component(part: bytes) -> str:
+    try:
+        return part.decode("utf-8")
+    except UnicodeDecodeError:
+        return part.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
+
+
 def select_files(commit: Commit) -> FileSelection:
     listing = _git(commit.git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit.sha)
     if listing.returncode != 0:
         raise SpiderError(f"git ls-tree failed for {commit.sha}: {listing.stderr.decode().strip()}")
     selection = FileSelection()
+    escaped: list[tuple[str, bytes, bytes, int]] = []  # (path, raw path, blob, size): checked after the others
     for entry in listing.stdout.split(b"\0"):
         if not entry:
             continue
         meta, _, raw_path = entry.partition(b"\t")
         mode, kind, blob, size = meta.split()
-        path = raw_path.decode("utf-8", "surrogateescape")
+        path = escaped_path(raw_path)
         if mode == b"120000":  # before the language check: a symlink to a directory has no extension
             selection.skip(path, "symlink")
         elif kind != b"blob":
@@ -108,10 +126,33 @@ def select_files(commit: Commit) -> FileSelection:
             selection.skip(path, "blob missing from the git object store")
         elif int(size) > MAX_FILE_BYTES:
             selection.skip(path, "too large")
+        elif path.encode("utf-8") != raw_path:
+            escaped.append((path, raw_path, blob, int(size)))
         else:
             selection.files.append(SourceFile(path, blob.decode(), int(size)))
+    _add_unless_colliding(selection, escaped)
     selection.files.sort(key=lambda f: f.path)
     return selection
+
+
+def _add_unless_colliding(selection: FileSelection, escaped: list[tuple[str, bytes, bytes, int]]) -> None:
+    """Add the files whose names are not UTF-8, but skip each whose escaped path, or one of its directories, a
+    UTF-8 path spells out: the graph keeps one id (and one directory) per name."""
+    taken = {prefix for f in selection.files for prefix in _path_prefixes(f.path)}
+    for path, raw_path, blob, size in escaped:
+        raw_parts = raw_path.split(b"/")
+        raw_prefixes = (b"/".join(raw_parts[: i + 1]) for i in range(len(raw_parts)))
+        if any(prefix in taken and prefix.encode("utf-8") != raw_prefix
+               for prefix, raw_prefix in zip(_path_prefixes(path), raw_prefixes)):
+            selection.skip(path, "file name is not UTF-8 and its escaped form names another file")
+        else:
+            selection.files.append(SourceFile(path, blob.decode(), size))
+
+
+def _path_prefixes(path: str) -> list[str]:
+    """`a/b/c.py` -> a, a/b, a/b/c.py."""
+    parts = path.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes]]:

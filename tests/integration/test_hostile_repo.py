@@ -4,15 +4,68 @@ manifest URLs that try to run programs. Each is indexed, skipped with its reason
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
-from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.gitrepo import git, make_repo
+from tests.integration.test_bad_input import _graph
 from tests.integration.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.test_index_graph import IN_SNAPSHOT
 
 pytestmark = pytest.mark.integration
 
 NOT_UTF8 = b"\xff\xfe"
+
+
+def commit_raw_names(root: Path, files: dict[bytes, bytes]) -> str:
+    """Commit files whose names are raw bytes (os-level names: make_repo takes str); returns the commit."""
+    for raw_path, content in files.items():
+        target = os.path.join(os.fsencode(root), raw_path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(content)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "raw names")
+    return git(root, "rev-parse", "HEAD")
+
+
+def functions_of(store, repo: str, sha: str) -> set[tuple]:
+    return _graph(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id, n.start_line, n.end_line", repo=repo, snapshot=sha)
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed_under_its_escaped_path(tmp_path, store):
+    root, _ = make_repo(tmp_path / "names", {"ok.py": "def ok():\n    return 1\n"})
+    sha = commit_raw_names(root, {b"d" + NOT_UTF8 + b"/bad" + NOT_UTF8 + b".py": b"def bad():\n    return 2\n",
+                                  b"back\\slash" + NOT_UTF8 + b".py": b"def slash():\n    return 3\n"})
+    name = unique_name()
+
+    summary = index_json(root, name, "--no-embed")
+
+    assert summary["files_parsed"] == 3 and summary["skipped"] == {}
+    assert functions_of(store, name, sha) == {
+        ("ok.py:ok", 1, 2), ("d\\xff\\xfe/bad\\xff\\xfe.py:bad", 1, 2),
+        ("back\\\\slash\\xff\\xfe.py:slash", 1, 2),  # a backslash of such a name is doubled: no two names meet
+    }
+
+
+def test_a_non_utf8_name_whose_escaped_form_names_another_file_is_skipped(tmp_path, store):
+    """`a\\xff.py` spelled out in UTF-8 and the byte 0xff in `a?.py` would share one id: the real UTF-8 name
+    keeps it, the other is skipped with its reason, as is a file under a directory whose escape meets another."""
+    root, _ = make_repo(tmp_path / "collide", {"a\\xff.py": "def spelled():\n    return 1\n",
+                                                "d\\xfe/x.py": "def inside():\n    return 1\n"})
+    sha = commit_raw_names(root, {b"a\xff.py": b"def raw():\n    return 2\n",
+                                  b"d\xfe/y.py": b"def other():\n    return 2\n"})
+    name = unique_name()
+
+    summary = index_json(root, name, "--no-embed")
+
+    reason = "file name is not UTF-8 and its escaped form names another file"
+    assert summary["skipped"] == {reason: 2}
+    assert summary["skipped_files"] == [
+        {"path": "a\\xff.py", "reason": reason}, {"path": "d\\xfe/y.py", "reason": reason}]
+    assert {f for (f, _, _) in functions_of(store, name, sha)} == {"a\\xff.py:spelled", "d\\xfe/x.py:inside"}
 
 
 SKIPPED_AND_WARNED = {
