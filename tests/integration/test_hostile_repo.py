@@ -3,6 +3,7 @@ manifest URLs that try to run programs. Each is indexed, skipped with its reason
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from pathlib import Path
@@ -66,6 +67,32 @@ def test_a_non_utf8_name_whose_escaped_form_names_another_file_is_skipped(tmp_pa
     assert summary["skipped_files"] == [
         {"path": "a\\xff.py", "reason": reason}, {"path": "d\\xfe/y.py", "reason": reason}]
     assert {f for (f, _, _) in functions_of(store, name, sha)} == {"a\\xff.py:spelled", "d\\xfe/x.py:inside"}
+
+
+PY_SOURCE = "# ünïcode\nclass Greeter:\n    def hello(self):\n        return 'hi'\n\n\ndef main():\n    return 1\n"
+JAVA_SOURCE = "package app;\n\n// ünïcode\npublic class Hello {\n    void greet() {\n    }\n}\n"
+
+
+def test_sources_with_a_byte_order_mark_are_decoded_with_their_lines(tmp_path, store):
+    files = {
+        "le/app.py": codecs.BOM_UTF16_LE + PY_SOURCE.encode("utf-16-le"),
+        "be/app.py": codecs.BOM_UTF16_BE + PY_SOURCE.replace("\n", "\r\n").encode("utf-16-be"),
+        "u8/app.py": codecs.BOM_UTF8 + PY_SOURCE.encode(),
+        "src/app/Hello.java": codecs.BOM_UTF16_BE + JAVA_SOURCE.encode("utf-16-be"),
+        "src/app/Other.java": codecs.BOM_UTF16_LE + JAVA_SOURCE.replace("Hello", "Other").encode("utf-16-le"),
+    }
+    root, sha = make_repo(tmp_path / "boms", files)
+    name = unique_name()
+
+    summary = index_json(root, name, "--no-embed")
+
+    assert summary["skipped"] == {} and summary["warnings"] == {} and summary["files_parsed"] == 5
+    python = {(f"{d}/app.py:{q}", start, end) for d in ("le", "be", "u8")
+              for q, start, end in (("Greeter.hello", 3, 4), ("main", 7, 8))}
+    java = {("src/app/Hello.java:Hello.greet", 5, 6), ("src/app/Other.java:Other.greet", 5, 6)}
+    assert functions_of(store, name, sha) == python | java
+    code = dict(_graph(store, f"{IN_SNAPSHOT} AND n.id = 'le/app.py' RETURN n.id, n.code", repo=name, snapshot=sha))
+    assert code == {"le/app.py": PY_SOURCE}
 
 
 SKIPPED_AND_WARNED = {
