@@ -54,6 +54,12 @@ def _git(git_dir: Path, *args: str, input: bytes | None = None) -> subprocess.Co
     return subprocess.run(["git", "--git-dir", str(git_dir), *args], input=input, capture_output=True)
 
 
+def git_error(stderr: bytes) -> str:
+    """git's reason in one line: its `fatal:` line (after the `error:` lines that led to it), else its first."""
+    lines = stderr.decode("utf-8", "replace").strip().splitlines() or ["git failed"]
+    return next((line for line in lines if line.startswith("fatal:")), lines[0])
+
+
 def open_commit(path: str | Path, rev: str | None = None) -> Commit:
     """The commit to index: `rev` (default HEAD) of the repository at `path` (a working tree or a bare repo)."""
     root = Path(path).expanduser()
@@ -71,6 +77,10 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
     resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}")
     sha = resolved.stdout.decode().strip()
     if resolved.returncode != 0 or not _SHA.match(sha):
+        if resolved.stderr.strip():  # quiet about names it does not know, git still reports objects it cannot read
+            named = _git(git_dir, "rev-parse", "--verify", "--quiet", wanted).stdout.decode().strip()
+            raise SpiderError(f"commit {named or wanted} is corrupt or unreadable in the object store: "
+                              f"{git_error(resolved.stderr)}")
         if rev is None and _git(git_dir, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
             raise SpiderError(f"{root} has no commits yet: nothing to index")
         raise SpiderError(f"unknown revision {wanted!r} in {root}")
@@ -105,7 +115,8 @@ def _escaped_component(part: bytes) -> str:
 def select_files(commit: Commit) -> FileSelection:
     listing = _git(commit.git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit.sha)
     if listing.returncode != 0:
-        raise SpiderError(f"git ls-tree failed for {commit.sha}: {listing.stderr.decode().strip()}")
+        raise SpiderError(f"the tree of commit {commit.sha} is corrupt or unreadable in the object store: "
+                          f"{git_error(listing.stderr)}")
     selection = FileSelection()
     escaped: list[tuple[str, bytes, bytes, int]] = []  # (path, raw path, blob, size): checked after the others
     for entry in listing.stdout.split(b"\0"):

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.test_bad_input import _graph
-from tests.integration.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.test_cli import index_json, one_line_error, run_spider, succeeded, unique_name
 from tests.integration.test_index_graph import IN_SNAPSHOT
 
 pytestmark = pytest.mark.integration
@@ -93,6 +93,36 @@ def test_sources_with_a_byte_order_mark_are_decoded_with_their_lines(tmp_path, s
     assert functions_of(store, name, sha) == python | java
     code = dict(_graph(store, f"{IN_SNAPSHOT} AND n.id = 'le/app.py' RETURN n.id, n.code", repo=name, snapshot=sha))
     assert code == {"le/app.py": PY_SOURCE}
+
+
+def _corrupt(root: Path, obj: str) -> None:
+    """Overwrite a loose object's file with bytes that are not zlib."""
+    sha = git(root, "rev-parse", obj)
+    target = root / ".git" / "objects" / sha[:2] / sha[2:]
+    target.chmod(0o644)
+    target.write_bytes(b"this is not a zlib stream")
+
+
+def test_a_corrupted_commit_object_is_reported_as_corrupt_not_unknown(tmp_path):
+    root, sha = make_repo(tmp_path / "corrupt-commit", {"a.py": "def a():\n    return 1\n"})
+    _corrupt(root, "HEAD")
+
+    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed"))
+
+    assert f"commit {sha} is corrupt or unreadable in the object store: fatal: loose object {sha}" in error
+    assert "unknown revision" not in error
+    missing = one_line_error(run_spider("index", root, "--rev", "nosuch", "--repo", unique_name(), "--no-embed"))
+    assert "unknown revision 'nosuch'" in missing
+
+
+def test_a_corrupted_tree_object_is_reported_in_one_line(tmp_path):
+    root, sha = make_repo(tmp_path / "corrupt-tree", {"a.py": "def a():\n    return 1\n"})
+    tree = git(root, "rev-parse", "HEAD^{tree}")
+    _corrupt(root, tree)
+
+    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed"))
+
+    assert f"the tree of commit {sha} is corrupt or unreadable in the object store: fatal: loose object {tree}" in error
 
 
 SKIPPED_AND_WARNED = {
