@@ -153,3 +153,25 @@ def test_json_lists_the_skipped_files_and_verbose_prints_them(tmp_path):
     assert lines[1].startswith("  files: 2 parsed, 3 skipped (")  # the summary lines stay as they were
     again = json.loads(succeeded(run_spider("index", root, "--repo", name, "--json", "--no-embed")))
     assert again["already_indexed"] is True and again["skipped_files"] is None  # not kept with the snapshot
+
+
+@pytest.mark.parametrize("url", ["ext::sh -c touch% {marker}", "--upload-pack=touch {marker}"])
+def test_a_manifest_url_that_would_run_a_program_fails_alone(tmp_path, repo_name, url):
+    """Even where the user's git config allows every protocol, the URL runs nothing and fails its own job."""
+    marker = tmp_path / "pwned"
+    good, _ = make_repo(tmp_path / "good", {"a.py": "def a():\n    return 1\n"})
+    manifest = tmp_path / "org.json"
+    manifest.write_text(json.dumps({"repos": [{"url": url.format(marker=marker), "name": f"{repo_name}-evil"},
+                                              {"url": f"file://{good}", "name": f"{repo_name}-good"}]}))
+    permissive = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.allow", "GIT_CONFIG_VALUE_0": "always"}
+    env = {"SPIDER_BROKER_URL": "", "SPIDER_REPO_CACHE": str(tmp_path / "cache"), **permissive}
+
+    result = run_spider("org", "index", manifest, "--json", "--no-embed", env=env, timeout=120)
+
+    assert not marker.exists()
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    outcomes = {o["repo"]: o for o in json.loads(result.stdout)}
+    assert outcomes[f"{repo_name}-good"]["status"] == "done"
+    evil = outcomes[f"{repo_name}-evil"]
+    assert evil["status"] == "failed" and "\n" not in evil["error"]
+    assert "not an allowed repository URL" in evil["error"]
