@@ -71,6 +71,9 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
         ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True
     )
     if probe.returncode != 0:
+        if "dubious ownership" in probe.stderr:  # safe.directory: its config could run programs, so git keeps off
+            raise SpiderError(f"git refuses to read {root}: {root} is owned by another user (if you trust it: "
+                              f"git config --global --add safe.directory {root})")
         raise SpiderError(f"{root} is not a git repository (spider indexes commits: run `git init` and commit first)")
     git_dir = Path(probe.stdout.strip())
     wanted = rev or "HEAD"

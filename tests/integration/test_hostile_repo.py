@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,35 @@ def test_a_manifest_url_that_would_run_a_program_fails_alone(tmp_path, repo_name
     evil = outcomes[f"{repo_name}-evil"]
     assert evil["status"] == "failed" and "\n" not in evil["error"]
     assert "not an allowed repository URL" in evil["error"]
+
+
+def test_git_is_never_asked_to_run_repository_hooks_or_fsmonitor(tmp_path):
+    """A repository's own config could name programs (core.fsmonitor, hooks): indexing it runs none of them."""
+    root, _ = make_repo(tmp_path / "config", {"a.py": "def a():\n    return 1\n"})
+    marker = tmp_path / "ran"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+    for key in ("core.fsmonitor", "core.sshCommand", "core.pager"):
+        git(root, "config", key, str(script))
+    for hook in ("post-checkout", "reference-transaction", "pre-auto-gc"):
+        (root / ".git" / "hooks" / hook).write_text(script.read_text())
+        (root / ".git" / "hooks" / hook).chmod(0o755)
+
+    succeeded(run_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
+
+    assert not marker.exists()
+    subprocess.run(["git", "-C", str(root), "status"], capture_output=True)
+    assert marker.exists()  # the same config does run a program for a command that honours it
+
+
+def test_a_repository_of_another_user_is_refused_with_git_s_reason(tmp_path):
+    """git will not read a repository another user owns (its config could run programs): spider says so, and how
+    to trust it, rather than calling it no repository at all."""
+    root, _ = make_repo(tmp_path / "theirs", {"a.py": "def a():\n    return 1\n"})
+
+    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed",
+                                      env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}))
+
+    assert f"{root} is owned by another user" in error
+    assert f"git config --global --add safe.directory {root}" in error
