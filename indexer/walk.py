@@ -80,7 +80,7 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
     resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}")
     sha = resolved.stdout.decode().strip()
     if resolved.returncode != 0 or not _SHA.match(sha):
-        if resolved.stderr.strip():  # quiet about names it does not know, git still reports objects it cannot read
+        if resolved.returncode == 128:  # git dies on an object it cannot read; a name it does not know is exit 1
             named = _git(git_dir, "rev-parse", "--verify", "--quiet", wanted).stdout.decode().strip()
             raise SpiderError(f"commit {named or wanted} is corrupt or unreadable in the object store: "
                               f"{git_error(resolved.stderr)}")

@@ -116,6 +116,15 @@ def test_a_corrupted_commit_object_is_reported_as_corrupt_not_unknown(tmp_path):
     assert "unknown revision 'nosuch'" in missing
 
 
+def test_a_revision_that_names_no_commit_is_not_called_corrupt(tmp_path):
+    """git explains on stderr why a tree is no commit: only objects it cannot read are corrupt."""
+    root, _ = make_repo(tmp_path / "healthy", {"a.py": "def a():\n    return 1\n"})
+
+    error = one_line_error(run_spider("index", root, "--rev", "HEAD^{tree}", "--repo", unique_name(), "--no-embed"))
+
+    assert "unknown revision 'HEAD^{tree}'" in error and "corrupt" not in error
+
+
 def test_a_corrupted_tree_object_is_reported_in_one_line(tmp_path):
     root, sha = make_repo(tmp_path / "corrupt-tree", {"a.py": "def a():\n    return 1\n"})
     tree = git(root, "rev-parse", "HEAD^{tree}")
