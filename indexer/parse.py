@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from indexer.languages import extractor_for
 from indexer.model import FileFacts, facts_from_dict, facts_to_dict
 
+UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written
 _MINIFIED_AVERAGE = 500
 # UTF-32 before UTF-16: the UTF-32 LE mark starts with the UTF-16 LE one

@@ -36,7 +36,7 @@ from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
 from indexer.model import FileFacts, GraphEdge, GraphNode
-from indexer.parse import ParseOutcome, parse_file
+from indexer.parse import UNREADABLE_BLOB, ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from indexer.settings import snapshot_cache_dir
@@ -121,7 +121,8 @@ def default_repo_name(commit: Commit) -> str:
 def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
-    return [parse_file(f.path, blobs[f.blob]) for f in files]
+    return [parse_file(f.path, blobs[f.blob]) if blobs[f.blob] is not None
+            else ParseOutcome(f.path, skipped=UNREADABLE_BLOB) for f in files]
 
 
 def batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:

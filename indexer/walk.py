@@ -13,7 +13,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Generator, Iterable, Iterator
 
 from indexer.errors import SpiderError
 from indexer.languages import language_of
@@ -169,14 +169,22 @@ def _path_prefixes(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-    """Stream blob contents with one `git cat-file --batch` process (thousands of files, one fork).
+def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
+    """Stream blob contents with one `git cat-file --batch` process (thousands of files, one fork); None for a
+    blob git cannot read (a corrupt object), after which, if git died on it, a new process reads the rest."""
+    wanted = list(blobs)
+    while wanted:
+        answered = yield from _cat_file_batch(git_dir, wanted)
+        if answered < len(wanted):
+            yield wanted[answered], None
+        wanted = wanted[answered + 1 :]
+
+
+def _cat_file_batch(git_dir: Path, wanted: list[str]) -> Generator[tuple[str, bytes | None], None, int]:
+    """Read `wanted` in order until git dies inside a blob's content; returns how many it answered.
 
     The requests are written from a thread while this one reads: written all at once, more than a pipe's worth
     of them (about 1,600 blobs) blocked git on its full stdout while we were blocked on its full stdin."""
-    wanted = list(blobs)
-    if not wanted:
-        return
     with subprocess.Popen(
         ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -193,10 +201,16 @@ def read_blobs(git_dir: Path, blobs: Iterable[str]) -> Iterator[tuple[str, bytes
 
         feeder = threading.Thread(target=feed, name="git-cat-file-requests", daemon=True)
         feeder.start()
-        for blob in wanted:
+        for answered, blob in enumerate(wanted):
             header = proc.stdout.readline().split()
+            if header[1:] == [b"missing"]:  # absent, or its header does not inflate: git goes on
+                yield blob, None
+                continue
             if len(header) != 3:
                 raise SpiderError(f"git cat-file could not read blob {blob}")
             data = proc.stdout.read(int(header[2]))
+            if len(data) != int(header[2]):  # git died inside the content
+                return answered
             proc.stdout.read(1)  # the newline after each object
             yield blob, data
+        return len(wanted)

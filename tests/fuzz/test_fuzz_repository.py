@@ -97,9 +97,9 @@ def scratch_repo() -> Path:
 def commit_tree(root: Path, files: dict[bytes, bytes]) -> str:
     """A commit of `files` (raw byte paths) in the bare repository at `root`."""
     def git(*args: str, stdin: bytes | None = None) -> bytes:
+        env = {**os.environ, **_IDENTITY, "GIT_INDEX_FILE": str(root / "fuzz-index")}
         return subprocess.run(["git", "--git-dir", str(root), "-c", "core.protectNTFS=false", *args], input=stdin,
-                              check=True, capture_output=True,
-                              env={**os.environ, **_IDENTITY, "GIT_INDEX_FILE": str(root / "fuzz-index")}).stdout.strip()
+                              check=True, capture_output=True, env=env).stdout.strip()
 
     git("read-tree", "--empty")
     blobs = {content: git("hash-object", "-w", "--stdin", stdin=content).decode() for content in set(files.values())}

@@ -7,6 +7,7 @@ import codecs
 import json
 import os
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,30 @@ def test_a_corrupted_tree_object_is_reported_in_one_line(tmp_path):
     assert f"the tree of commit {sha} is corrupt or unreadable in the object store: fatal: loose object {tree}" in error
 
 
+def test_a_blob_git_cannot_inflate_is_skipped_and_the_others_are_read(tmp_path, store):
+    """git names the blob's size, then dies inside its content: that file is skipped, not read short, and the
+    files after it in the same `cat-file --batch` are still read."""
+    files = {"a.py": "def a():\n    return 1\n", "b.py": f"def b():\n    '{uuid.uuid4()}'\n" + "    x = 1\n" * 3000,
+             "c.py": "def c():\n    return 3\n"}
+    root, sha = make_repo(tmp_path / "truncated", files)
+    blob = git(root, "rev-parse", "HEAD:b.py")
+    stored = root / ".git" / "objects" / blob[:2] / blob[2:]
+    stored.chmod(0o644)
+    whole = stored.read_bytes()
+    stored.write_bytes(whole[: len(whole) // 2])
+    name = unique_name()
+
+    summary = index_json(root, name, "--no-embed")
+
+    assert summary["skipped_files"] == [{"path": "b.py",
+                                         "reason": "blob corrupt or unreadable in the git object store"}]
+    assert {f for (f, _, _) in functions_of(store, name, sha)} == {"a.py:a", "c.py:c"}
+    stored.write_bytes(whole)  # repaired (fetched again): the next commit reads it, not the parse cache's skip
+    _, later = make_repo(root, {"d.py": "def d():\n    return 4\n"}, message="later")
+    assert index_json(root, name, "--no-embed")["skipped_files"] == []
+    assert {f for (f, _, _) in functions_of(store, name, later)} == {"a.py:a", "b.py:b", "c.py:c", "d.py:d"}
+
+
 SKIPPED_AND_WARNED = {
     "app/good.py": "def good():\n    return 1\n",
     "app/blob.py": b"def hidden():\n    return 1\n\0\0\x01",
@@ -152,13 +177,15 @@ def test_json_lists_the_skipped_files_and_verbose_prints_them(tmp_path):
     verbose = succeeded(run_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
 
     assert summary["skipped_files"] == [
-        {"path": "app/blob.py", "reason": "binary"}, {"path": "app/empty.py", "reason": "no classes, functions or imports"},
+        {"path": "app/blob.py", "reason": "binary"},
+        {"path": "app/empty.py", "reason": "no classes, functions or imports"},
         {"path": "dist/app.min.js", "reason": "minified"}]
     assert summary["warned_files"] == [{"path": "app/broken.py", "warnings": ["syntax errors"]}]
     lines = verbose.splitlines()
     listed = lines[lines.index("  skipped files:"):]
-    assert listed == ["  skipped files:", "    app/blob.py: binary", "    app/empty.py: no classes, functions or imports",
-                      "    dist/app.min.js: minified", "  files parsed with warnings:",
+    assert listed == ["  skipped files:", "    app/blob.py: binary",
+                      "    app/empty.py: no classes, functions or imports", "    dist/app.min.js: minified",
+                      "  files parsed with warnings:",
                       "    app/broken.py: syntax errors"]
     assert lines[1].startswith("  files: 2 parsed, 3 skipped (")  # the summary lines stay as they were
     again = json.loads(succeeded(run_spider("index", root, "--repo", name, "--json", "--no-embed")))
