@@ -130,13 +130,16 @@ def print_summary(report: IndexReport) -> None:
                    "of the repository (the result is the same; --full is the way to check that).")
 @click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2; see `spider models list`).")
 @click.option("--no-embed", is_flag=True, help="Build the graph only: no vectors (dense retrieval will not work on it).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as JSON, with the skipped files and the files parsed with warnings.")
+@click.option("--verbose", is_flag=True,
+              help="After the summary, list the skipped files and the files parsed with warnings.")
 @click.option("--async", "enqueue", is_flag=True,
               help="Enqueue the run for `spider worker`s (needs SPIDER_BROKER_URL) and print its job id; "
                    "follow it with `spider jobs ID`. PATH must be readable by the workers.")
 @fail_cleanly
 def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
-          no_embed: bool, as_json: bool, enqueue: bool) -> None:
+          no_embed: bool, as_json: bool, verbose: bool, enqueue: bool) -> None:
     """Index the commit REV of the git repository at PATH into Neo4j.
 
     Files are read from the commit itself (uncommitted edits are not indexed); symlinks, vendored
@@ -157,9 +160,32 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
     if as_json:
         click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
-                               "already_indexed": report.already_indexed, **report.stats()}, indent=2))
+                               "already_indexed": report.already_indexed, **report.stats(),
+                               "skipped_files": report.skipped_files, "warned_files": report.warned_files},
+                              indent=2))
     else:
         print_summary(report)
+        if verbose:
+            print_file_lists(report)
+
+
+def print_file_lists(report: IndexReport) -> None:
+    """`index --verbose`: which files were skipped and why, and which were parsed with warnings."""
+    if report.skipped_files is None:
+        click.echo("  (already indexed: --force lists the skipped files again)")
+        return
+    for heading, files in (("skipped files", [(f["path"], f["reason"]) for f in report.skipped_files]),
+                           ("files parsed with warnings",
+                            [(f["path"], ", ".join(f["warnings"])) for f in report.warned_files])):
+        if files:
+            click.echo(f"  {heading}:")
+            for path, why in files:
+                click.echo(f"    {_printable(path)}: {why}")
+
+
+def _printable(path: str) -> str:
+    """A file name as it can be shown on a terminal: control characters (escape sequences) escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in path)
 
 
 def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,

@@ -24,6 +24,9 @@ from indexer.errors import SpiderError
 from indexer.settings import spider_home
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
+# git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers
+_ALLOWED_PROTOCOLS = ("https", "http", "ssh", "git", "file")
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 @dataclass(frozen=True)
@@ -99,16 +102,32 @@ def materialise(spec: RepoSpec) -> Path:
     """The git directory to index: the manifest's path as is, or a bare mirror of its URL under the cache,
     cloned the first time and fetched every time after."""
     if spec.path:
+        if spec.path.startswith("-"):
+            raise SpiderError(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
+    check_url(spec.url or "")
     mirror = repo_cache() / (re.sub(r"[^\w.-]+", "__", spec.name) + ".git")
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:
         mirror.parent.mkdir(parents=True, exist_ok=True)
-        command = ["git", "clone", "--mirror", "--quiet", spec.url, str(mirror)]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+        command = ["git", "clone", "--mirror", "--quiet", "--", spec.url, str(mirror)]
+    # GIT_ALLOW_PROTOCOL overrides any protocol.allow of the user's config, for redirects and submodules too
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": ":".join(_ALLOWED_PROTOCOLS)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or ["git failed"]
         detail = next((line for line in lines if line.startswith("fatal:")), lines[-1])
         raise SpiderError(f"cannot fetch {spec.url}: {detail}")
     return mirror
+
+
+def check_url(url: str) -> None:
+    """Refuse a manifest URL git would run a program for: an option (`--upload-pack=...`), a remote helper
+    (`ext::sh -c ...`) or a transport other than https, http, ssh, git and file; scp-like `host:path` and local
+    paths are fine."""
+    scheme = _URL_SCHEME.match(url)
+    if (url.startswith("-") or "::" in url.split("/", 1)[0] or "\n" in url
+            or (scheme and scheme.group(1).lower() not in _ALLOWED_PROTOCOLS)):
+        raise SpiderError(f"not an allowed repository URL: {url!r} (use https, http, ssh, git or file URLs, "
+                          "host:path or a local path)")

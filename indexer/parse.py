@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass, field
 
 from indexer.languages import extractor_for
 from indexer.model import FileFacts, facts_from_dict, facts_to_dict
 
+UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written
 _MINIFIED_AVERAGE = 500
+# UTF-32 before UTF-16: the UTF-32 LE mark starts with the UTF-16 LE one
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32-LE"), (codecs.BOM_UTF32_BE, "UTF-32-BE"),
+                     (codecs.BOM_UTF16_LE, "UTF-16-LE"), (codecs.BOM_UTF16_BE, "UTF-16-BE"), (codecs.BOM_UTF8, "UTF-8"))
 
 
 @dataclass(slots=True)
@@ -27,15 +32,31 @@ def _looks_minified(data: bytes) -> bool:
     )
 
 
+def as_utf8(data: bytes) -> tuple[bytes, list[str]]:
+    """The file's bytes in UTF-8, without a byte-order mark: editors on Windows write UTF-16 sources, whose
+    ASCII would otherwise look binary (every other byte NUL). Lines stay where they were. Also the warning, when
+    the marked encoding does not decode."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            body = data[len(mark):]
+            if encoding == "UTF-8":
+                return body, []
+            try:
+                return body.decode(encoding).encode("utf-8"), []
+            except UnicodeDecodeError:
+                return body.decode(encoding, "replace").encode("utf-8"), [f"invalid {encoding[:6]}"]
+    return data, []
+
+
 def parse_file(path: str, data: bytes) -> ParseOutcome:
     extract = extractor_for(path)
     if extract is None:
         return ParseOutcome(path, skipped="unsupported language")
+    data, warnings = as_utf8(data)
     if b"\0" in data[:8192]:
         return ParseOutcome(path, skipped="binary")
     if _looks_minified(data):
         return ParseOutcome(path, skipped="minified")
-    warnings = []
     try:
         code = data.decode("utf-8")
     except UnicodeDecodeError:

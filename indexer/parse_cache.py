@@ -30,7 +30,7 @@ from typing import Iterable
 from indexer.cache_files import write_atomically
 from indexer.graph_schema import Label
 from indexer.model import content_hash, entity_id
-from indexer.parse import ParseOutcome
+from indexer.parse import UNREADABLE_BLOB, ParseOutcome
 from indexer.settings import PARSE_CACHE_MB, parse_cache_max_mb, spider_home
 
 _SOURCES = Path(__file__).parent
@@ -222,7 +222,7 @@ class ParseCache:
 
     def _put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
         rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
-                 self.run) for blob, o in outcomes]
+                 self.run) for blob, o in outcomes if o.skipped != UNREADABLE_BLOB]
         if rows:
             with self.connection:
                 self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)", rows)

@@ -37,7 +37,7 @@ from indexer.graph_schema import Label
 from indexer.graph_store import GraphStore
 from indexer.graph_versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
 from indexer.model import FileFacts, GraphEdge, GraphNode
-from indexer.parse import ParseOutcome, parse_file
+from indexer.parse import UNREADABLE_BLOB, ParseOutcome, parse_file
 from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
 from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from indexer.settings import snapshot_cache_dir
@@ -90,6 +90,9 @@ class IndexReport:
     incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
     versions: dict | None = None  # {seq, head, nodes_closed, nodes_created, relationships_closed, ...}
     resolution: dict | None = None  # ResolutionRun.to_json(): how many files were resolved again
+    # Per file, not kept with the snapshot (tens of thousands of vendored files): None when already indexed
+    skipped_files: list[dict] | None = None  # [{path, reason}] of the files counted in `skipped`
+    warned_files: list[dict] | None = None  # [{path, warnings}] of the files counted in `warnings`
 
     def stats(self) -> dict:
         """What is stored on the Snapshot node (JSON)."""
@@ -119,7 +122,8 @@ def default_repo_name(commit: Commit) -> str:
 def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
-    return [parse_file(f.path, blobs[f.blob]) for f in files]
+    return [parse_file(f.path, blobs[f.blob]) if blobs[f.blob] is not None
+            else ParseOutcome(f.path, skipped=UNREADABLE_BLOB) for f in files]
 
 
 def batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:
@@ -178,18 +182,24 @@ def graph_of(
     snapshot's resolution `earlier` when there is one, and fill the report's file and node counts. Also returns
     the resolution to keep with the snapshot."""
     report.other_files = selection.other
-    report.skipped.update(selection.skipped)
+    skipped_files = list(selection.skipped_files)
+    warned_files = []
     facts, code = {}, {}
     for outcome in outcomes:
         if outcome.facts is None:
-            report.skipped[outcome.skipped] += 1
+            skipped_files.append((outcome.path, outcome.skipped))
             continue
         if not keeps_file(outcome.facts):
-            report.skipped["no classes, functions or imports"] += 1
+            skipped_files.append((outcome.path, "no classes, functions or imports"))
             continue
         facts[outcome.path] = outcome.facts
         code[outcome.path] = outcome.code
-        report.warnings.update(outcome.warnings)
+        if outcome.warnings:
+            warned_files.append({"path": outcome.path, "warnings": outcome.warnings})
+    report.skipped.update(reason for _, reason in skipped_files)
+    report.warnings.update(warning for f in warned_files for warning in f["warnings"])
+    report.skipped_files = [{"path": path, "reason": reason} for path, reason in sorted(skipped_files)]
+    report.warned_files = sorted(warned_files, key=lambda f: f["path"])
     report.files_parsed = len(facts)
     blobs = {f.path: f.blob for f in selection.files}
     runs: list[ResolutionRun] = []
