@@ -1,5 +1,5 @@
 """Analyst Cypher (`spider cypher`) is a bounded read of the code graph: every attack of issue 18 is refused with a
-one-line error."""
+one-line error, and the local Neo4j itself refuses file and network access to a statement that skips the gate."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from neo4j.exceptions import ClientError
 
 import cypher
+from indexer.settings import external_neo4j
 from tests.integration import test_cli
 from tests.integration.test_cli import one_line_error, run_spider, succeeded
 
@@ -22,6 +24,7 @@ pytestmark = pytest.mark.integration
 shop = test_cli.shop  # the indexed Python shop fixture (module scope)
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
+local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")
 
 
 @pytest.fixture
@@ -185,3 +188,36 @@ def test_one_interrupt_stops_the_query_and_the_process(shop, tmp_path, store):
     while running(store, f"AS {marker}") and time.monotonic() < deadline:
         time.sleep(0.2)
     assert running(store, f"AS {marker}") == []
+
+
+# the server itself, for a statement that does not pass through spider's gate ---------------------------------------
+@local_only
+def test_the_local_server_refuses_file_urls_to_a_statement_that_skips_the_gate(store):
+    for url in ("file:///etc/passwd", f"file://{password_file()}", "file:///../../../../etc/passwd"):
+        with pytest.raises(ClientError) as refused:
+            store.driver.execute_query(f"LOAD CSV FROM '{url}' AS l RETURN l")
+        assert "'dbms.security.allow_csv_import_from_file_urls' is false" in refused.value.message
+
+
+@local_only
+def test_the_local_server_refuses_network_urls_to_a_statement_that_skips_the_gate(store, listener):
+    port, requests = listener
+    for host in ("127.0.0.1", "localhost", "[::1]", "10.0.0.1"):
+        with pytest.raises(ClientError) as refused:
+            store.driver.execute_query(f"LOAD CSV FROM 'http://{host}:{port}/leak' AS l RETURN l")
+        assert "is blocked via the configuration property internal.dbms.cypher_ip_blocklist" in refused.value.message
+
+    assert requests == []
+
+
+@local_only
+def test_the_local_server_bounds_transactions_and_confines_imports(store):
+    rows = store.driver.execute_query(
+        "SHOW SETTINGS YIELD name, value WHERE name IN ['db.transaction.timeout', 'server.directories.import', "
+        "'dbms.security.allow_csv_import_from_file_urls'] RETURN name, value")[0]
+    settings = {r["name"]: r["value"] for r in rows}
+
+    assert settings["db.transaction.timeout"] == "15m"
+    assert settings["dbms.security.allow_csv_import_from_file_urls"] == "false"
+    imports = Path(settings["server.directories.import"])
+    assert imports.is_relative_to(Path(os.environ["SPIDER_HOME"]).resolve()) and list(imports.iterdir()) == []
