@@ -480,7 +480,7 @@ def parse_param(raw: str) -> tuple[str, Any]:
         raise SpiderError(f"--param takes key=value, got {raw!r}")
     try:
         return key, json.loads(value)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an integer of thousands of digits, nesting past the stack
         return key, value
 
 
