@@ -221,3 +221,15 @@ def test_the_local_server_bounds_transactions_and_confines_imports(store):
     assert settings["dbms.security.allow_csv_import_from_file_urls"] == "false"
     imports = Path(settings["server.directories.import"])
     assert imports.is_relative_to(Path(os.environ["SPIDER_HOME"]).resolve()) and list(imports.iterdir()) == []
+
+
+@local_only
+def test_the_reader_role_script_is_valid_cypher_for_this_neo4j(store):
+    """Community runs none of it (roles are Enterprise-only) but parses it all: a syntax error would show here."""
+    script = Path(__file__).resolve().parents[2] / "deploy" / "reader-role.cypher"
+    for statement in cypher.statements(script.read_text()):
+        with store.driver.session(database="system") as session:
+            try:
+                session.run("EXPLAIN " + statement, password="a-long-enough-password").consume()
+            except ClientError as exc:
+                assert exc.code == "Neo.ClientError.Statement.UnsupportedAdministrationCommand", exc.message
