@@ -3,11 +3,13 @@
 A READ transaction does not stop LOAD CSV (files and URLs), administration commands (SHOW USERS, TERMINATE
 TRANSACTIONS) or procedures (db.clearQueryCaches), and sets no time limit. So every statement is first planned by
 the server (EXPLAIN, which runs nothing) and refused unless the plan only reads the graph; the plan, not the text,
-is the authority. It then runs in a READ transaction with a timeout the server enforces.
+is the authority, save for functions that plugins add (no plan operator shows a function call). It then runs in a
+READ transaction with a timeout the server enforces.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import neo4j
@@ -30,6 +32,7 @@ _REFUSED_OPERATORS = {
 _QUERY_TYPES = {"w": "it writes to the graph", "rw": "it writes to the graph",
                 "s": "it changes the schema or is an administration command"}
 _TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # and ...TransactionTimedOutClientConfiguration
+_PLUGIN_FUNCTIONS = "SHOW FUNCTIONS YIELD name, isBuiltIn WHERE NOT isBuiltIn RETURN name"
 MAX_PARAM_DEPTH = 64
 
 
@@ -62,6 +65,17 @@ def plan_refusal(query_type: str | None, plan: dict | None, database: str) -> st
             return f"it runs on database {where!r}, not on the code graph ({database!r})"
     if query_type != "r" or not plan:
         return _QUERY_TYPES.get(query_type or "", "the server did not plan it as a read query")
+    return None
+
+
+def plugin_refusal(text: str, plugin_functions: list[str]) -> str | None:
+    """Why `text` may call a function a plugin added (APOC's apoc.cypher.runFirstColumn runs Cypher the plan does
+    not show), or None. Function calls are not plan operators, so the statement is refused when it names a
+    plugin function's namespace at all (case and backticks aside): a token cannot be split by comments."""
+    words = set(re.findall(r"\w+", text.replace("`", "").lower()))
+    for name in plugin_functions:
+        if name.split(".")[0].lower() in words:
+            return f"functions of plugins ({name.split('.')[0]}.*) are not allowed"
     return None
 
 
@@ -101,6 +115,8 @@ def check_analyst_query(tx: neo4j.Transaction, text: str, params: dict[str, Any]
     """Refuse `text` (RefusedQuery) unless the server's own plan of it only reads `database`'s graph."""
     summary = tx.run("EXPLAIN " + text, params).consume()
     reason = plan_refusal(summary.query_type, summary.plan, database)
+    if reason is None:  # a read plan: the transaction may read the function list (not after an admin command)
+        reason = plugin_refusal(text, [record["name"] for record in tx.run(_PLUGIN_FUNCTIONS)])
     if reason:
         raise RefusedQuery(f"refused: {reason}; spider runs only read queries of the code graph")
 

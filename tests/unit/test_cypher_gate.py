@@ -6,7 +6,7 @@ from functools import reduce
 
 import pytest
 
-from indexer.cypher_gate import check_params, plan_refusal
+from indexer.cypher_gate import check_params, plan_refusal, plugin_refusal
 from indexer.errors import SpiderError
 
 
@@ -71,3 +71,23 @@ def test_parameters_bolt_cannot_carry_are_one_line_errors(params, message):
     with pytest.raises(SpiderError) as refused:
         check_params(params)
     assert str(refused.value) == message
+
+
+APOC = ["apoc.coll.max", "apoc.cypher.runFirstColumnSingle"]
+
+
+@pytest.mark.parametrize("text", [
+    "RETURN apoc.cypher.runFirstColumnSingle('LOAD CSV FROM \\'file:///etc/passwd\\' AS l RETURN l', {})",
+    "RETURN `APOC`.`cypher`.runFirstColumnSingle('RETURN 1', {})",
+    "RETURN Apoc . coll . max([1, 2])",
+])
+def test_a_statement_naming_a_plugin_function_namespace_is_refused(text):
+    assert plugin_refusal(text, APOC) == "functions of plugins (apoc.*) are not allowed"
+
+
+@pytest.mark.parametrize("text, plugins", [
+    ("MATCH (f:Function) RETURN max(f.start_line) AS apocalypse", APOC),
+    ("RETURN apoc.coll.max([1])", []),
+])
+def test_built_in_functions_and_a_server_without_plugins_pass(text, plugins):
+    assert plugin_refusal(text, plugins) is None
