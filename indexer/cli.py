@@ -5,15 +5,19 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import re
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
 import cypher
 from indexer import embedding, graph_versions, jobs, neo4j_local
+from indexer.cypher_gate import run_analyst_query
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
@@ -506,7 +510,7 @@ def parse_param(raw: str) -> tuple[str, Any]:
         raise SpiderError(f"--param takes key=value, got {raw!r}")
     try:
         return key, json.loads(value)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an integer of thousands of digits, nesting past the stack
         return key, value
 
 
@@ -527,18 +531,41 @@ def _cell(value: Any) -> str:
 
 
 def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
-    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot."""
+    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot. A
+    snapshot given must be a complete one of the repo (sha, prefix or revision name): else no rows would say
+    nothing about the graph."""
     if "repo" not in params:
         params["repo"] = store.only_repository()
-    if "snapshot" not in params:
-        params["snapshot"] = store.resolve_snapshot(params["repo"])
+    for key in ("repo", "snapshot"):
+        if not isinstance(params.get(key, ""), str):
+            raise SpiderError(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
+    params["snapshot"] = store.resolve_snapshot(params["repo"], params.get("snapshot"))
+
+
+@contextmanager
+def cancelled_by_interrupt() -> Iterator[None]:
+    """The first Ctrl-C ends a read at once, even while the driver waits on the socket: the process exits, the
+    server ends the transaction whose connection closed, and a read leaves nothing behind to report."""
+    prog = click.get_current_context().find_root().info_name or "spider"
+
+    def cancel(signum: int, frame: object) -> None:
+        os.write(2, f"{prog}: interrupted (the query was cancelled; a read changes nothing)\n".encode())
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, cancel)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @main.command(
     "cypher",
-    help="Run QUERY, a named query from cypher/ or a .cypher file, in a READ-ONLY transaction.\n\n"
+    help="Run QUERY, a named query from cypher/ or a .cypher file, in a READ-ONLY transaction. Only reads of the "
+    "code graph run: LOAD CSV, procedures other than db.labels() and the like, SHOW and TERMINATE commands are "
+    "refused; the server stops a query after SPIDER_CYPHER_TIMEOUT seconds (default 60).\n\n"
     "$repo and $snapshot default to the only indexed repository and its newest complete snapshot.\n\n"
-    f"Named queries: {', '.join(cypher.names())}.",
+    f"Named queries: {', '.join(cypher.ANALYST)}.",
 )
 @click.argument("query")
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
@@ -549,18 +576,21 @@ def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
 def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: bool) -> None:
     path = Path(query)
     if query.endswith(".cypher") and path.is_file():
-        text = path.read_text()
-    elif cypher.path_of(query).is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise SpiderError(f"{query} is not UTF-8 text") from None
+    elif query in cypher.ANALYST:
         text = cypher.load(query)
     else:
-        raise SpiderError(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.names())})")
+        raise SpiderError(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.ANALYST)})")
     values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
     if repo:
         values["repo"] = repo
-    with connect() as store:
+    with cancelled_by_interrupt(), connect() as store:
         if "$repo" in text or "$snapshot" in text:
             _default_scope(store, values)
-        keys, rows = store.read(text, values)
+        keys, rows = run_analyst_query(store, text, values)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
     else:

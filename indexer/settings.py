@@ -70,3 +70,8 @@ PARSE_CACHE_MB = 1024  # default bound on the parse cache: ~200,000 files' resul
 def parse_cache_max_mb() -> int:
     """The parse cache's bound on stored results, in MiB."""
     return _positive_int("SPIDER_PARSE_CACHE_MB", PARSE_CACHE_MB)
+
+
+def cypher_timeout() -> int:
+    """Seconds an analyst's Cypher statement may run before the server stops it."""
+    return _positive_int("SPIDER_CYPHER_TIMEOUT", 60)

