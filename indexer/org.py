@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from indexer.errors import SpiderError
-from indexer.settings import spider_home
+from indexer.settings import path_name, spider_home
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 
@@ -100,7 +100,7 @@ def materialise(spec: RepoSpec) -> Path:
     cloned the first time and fetched every time after."""
     if spec.path:
         return Path(spec.path)
-    mirror = repo_cache() / (re.sub(r"[^\w.-]+", "__", spec.name) + ".git")
+    mirror = repo_cache() / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:

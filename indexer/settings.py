@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -17,10 +18,17 @@ def spider_home() -> Path:
     return home
 
 
+def path_name(name: str) -> str:
+    """A file or folder name for `name` (a repository, a snapshot) that no other name gets: its letters, digits
+    and `._-` (the rest as `_`, at most 40), then a hash of the exact name, so `team/x` and `team x` differ."""
+    readable = re.sub(r"[^\w.-]", "_", name, flags=re.ASCII)[:40].lstrip(".")
+    return f"{readable}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
 def snapshot_cache_dir(repo: str, snapshot: str) -> Path:
     """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
     the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it)."""
-    return spider_home() / "snapshots" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
+    return spider_home() / "snapshots" / path_name(repo) / path_name(snapshot)
 
 
 @dataclass(frozen=True)
