@@ -11,10 +11,19 @@ from pathlib import Path
 from indexer.errors import SpiderError
 
 
+def spider_home_path() -> Path:
+    """SPIDER_HOME as set, without making it."""
+    return Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
+
+
 def spider_home() -> Path:
-    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider)."""
-    home = Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
-    home.mkdir(parents=True, exist_ok=True)
+    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider), readable by
+    its owner only: the caches hold pickles and the code of every indexed repository."""
+    home = spider_home_path()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    status = home.stat()
+    if status.st_uid == os.getuid() and status.st_mode & 0o077:
+        home.chmod(0o700)
     return home
 
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import httpx
 
+from indexer.cache_files import write_atomically
 from indexer.errors import SpiderError
 from indexer.settings import spider_home
 from query.prompt import MalformedAnswer, parse_selection, system_prompt, user_prompt
@@ -166,10 +167,7 @@ class AnswerCache:
             return None
 
     def put(self, key: str, completion: Completion) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        staging = self.directory / f"{key}.{os.getpid()}.tmp"
-        staging.write_text(json.dumps(completion.__dict__))
-        staging.replace(self.directory / f"{key}.json")
+        write_atomically(self.directory / f"{key}.json", json.dumps(completion.__dict__).encode())
 
 
 class LLMSelector:
