@@ -18,6 +18,7 @@ from indexer.graph_store import GraphStore
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
 from indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
 from indexer.snapshot_diff import diff_contents, read_contents
+from indexer.terminal import printable
 from indexer.vectors import open_vector_store
 from indexer.walk import open_commit
 
@@ -425,7 +426,7 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
         if keys:
             click.echo(f"  {kind.replace('_', ' ')}: {len(keys):,}")
             for key in keys[:show]:
-                click.echo(f"    {' '.join(key)}")
+                click.echo(f"    {printable(' '.join(key))}")
 
 
 @snapshots.command("prune")
@@ -481,7 +482,9 @@ def parse_param(raw: str) -> tuple[str, Any]:
 
 
 def render_table(header: list[str], rows: list[list[str]], width: int = 60) -> str:
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in row] for row in rows]
+    """Columns of at most `width` characters; control characters in any cell are shown as escapes."""
+    header = [printable(h) for h in header]
+    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in map(printable, row)] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
