@@ -7,6 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from indexer.errors import SpiderError
 
@@ -48,17 +49,35 @@ class Neo4jSettings:
     database: str = "neo4j"
 
 
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
 def external_neo4j() -> Neo4jSettings | None:
     """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one."""
     uri = os.environ.get("NEO4J_URI")
     if not uri:
         return None
     return Neo4jSettings(
-        uri=uri,
+        uri=_neo4j_uri(uri),
         user=os.environ.get("NEO4J_USER", "neo4j"),
         password=os.environ.get("NEO4J_PASSWORD", ""),
         database=os.environ.get("NEO4J_DATABASE", "neo4j"),
     )
+
+
+def _neo4j_uri(uri: str) -> str:
+    """NEO4J_URI, checked here so that a bad one is a line that names it, not a driver traceback."""
+    try:
+        parts = urlsplit(uri)
+        host, _port = parts.hostname, parts.port  # reading the port checks it
+    except ValueError:  # a port that is no number in 0-65535, a broken IPv6 address
+        host = None
+    if not host or parts.scheme not in NEO4J_SCHEMES:
+        raise SpiderError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
+                          f"{', '.join(NEO4J_SCHEMES)}")
+    if "@" in parts.netloc:
+        raise SpiderError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
+    return uri
 
 
 BROKER_ENV = "SPIDER_BROKER_URL"  # Celery broker (redis://… or amqp://…); unset: tasks run eagerly in-process

@@ -7,7 +7,7 @@ import sys
 import click
 
 from indexer import neo4j_local
-from indexer.cli import fail_cleanly
+from indexer.cli import debug_option, fail_cleanly
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from query.expand import DEFAULT_EDGES, edges_label, parse_edges
@@ -48,6 +48,7 @@ def read_issue(issue: str | None, issue_file) -> str:
 @click.option("--model", help="The selector's LLM (default: SPIDER_ANTHROPIC_MODEL / SPIDER_OPENAI_MODEL).")
 @click.option("--embed-model", help="Embedding model for the dense ranking (default: the snapshot's own).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: every field of every result, every selector call.")
+@debug_option
 @fail_cleanly
 def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
          edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -30,7 +31,15 @@ DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 
 
 def timeout_seconds() -> float:
-    return float(os.environ.get("SPIDER_LLM_TIMEOUT", "60"))
+    """SPIDER_LLM_TIMEOUT: a positive number of seconds."""
+    value = os.environ.get("SPIDER_LLM_TIMEOUT", "60")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise SpiderError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
+    return seconds
 
 
 @dataclass(frozen=True)
