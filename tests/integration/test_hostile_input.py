@@ -1,8 +1,10 @@
-"""A repository that tries to break what spider prints: names with terminal escapes. spider answers, and what it
-prints cannot drive the terminal."""
+"""A repository and an issue that try to break what spider-query prints: names with terminal escapes, issue
+text that is not UTF-8. spider answers, and what it prints cannot drive the terminal."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 
 import pytest
@@ -30,6 +32,20 @@ def hostile(tmp_path_factory, neo4j_settings) -> str:
     name = unique_name()
     index_json(root, name)
     return name
+
+
+@pytest.mark.parametrize("how", ["argument", "file", "stdin"])
+def test_an_issue_that_is_not_utf8_is_answered_with_a_note(hostile, tmp_path, how):
+    issue = b"parse order total \xff\xfe crashes"
+    issue_file = tmp_path / "issue.txt"
+    issue_file.write_bytes(issue)
+    given = {"argument": ([os.fsdecode(issue)], None), "file": (["--issue-file", str(issue_file)], None),
+             "stdin": ([], issue)}[how]
+    result = run("spider-query", *given[0], "--repo", hostile, "--method", "bm25", "--json", stdin=given[1])
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["results"]
+    assert "the issue text is not UTF-8: 2 undecodable byte sequence(s) read as U+FFFD" in answer["notes"]
 
 
 def test_terminal_escapes_in_names_are_shown_as_escapes(hostile, tmp_path):
