@@ -18,7 +18,9 @@ from indexer.settings import spider_home_path
 MASK = "***"
 SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")
 URL_VARIABLES = ("NEO4J_URI", "SPIDER_BROKER_URL", "SPIDER_RESULT_BACKEND", "QDRANT_URL", "SPIDER_OPENAI_BASE_URL")
-SHORTEST_SECRET = 4  # a shorter value is no secret worth the name, and masking it would garble every message
+# Shorter values are not masked where they appear as plain text (a URI's password always is): Neo4j refuses
+# passwords under 8 characters, API keys are far longer, and masking a short word ("test") garbles every message.
+SHORTEST_SECRET = 8
 # scheme://user:PASSWORD@: the password runs to the last '@' before the path, so an unescaped '@' in it is masked too
 _URI_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:)[^\s/?#]*@")
 
