@@ -54,7 +54,8 @@ class GraphStore:
             self.driver = neo4j.GraphDatabase.driver(
                 settings.uri, auth=(settings.user, settings.password), notifications_min_severity="OFF"
             )
-            self.driver.execute_query("RETURN 1", database_=settings.database)  # reach, log in, find the database
+            with self.driver.session(database=settings.database) as session:  # reach, log in, find the database,
+                session.run("RETURN 1").consume()  # at once: an auto-commit query is not retried
         except AuthError:
             raise SpiderError(f"Neo4j at {settings.uri} refused the credentials (check NEO4J_USER/NEO4J_PASSWORD)") from None
         except (ServiceUnavailable, OSError, ValueError, Neo4jError) as exc:
