@@ -3,6 +3,8 @@ masked."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from indexer import redact as redaction
@@ -46,3 +48,13 @@ def test_redact_masks_the_secret_settings_wherever_they_appear(no_secrets, monke
 def test_redact_leaves_values_too_short_to_be_secrets(no_secrets, monkeypatch):
     monkeypatch.setenv("NEO4J_PASSWORD", "test123")
     assert redact("test123 bolt://neo4j:test123@db") == f"test123 bolt://neo4j:{MASK}@db"
+
+
+def test_redact_takes_linear_time_on_long_runs(no_secrets):
+    started = time.perf_counter()
+    redact("a" * 200_000 + " " + "a://b:" * 20_000 + " " + "ab-1+." * 40_000)
+    assert time.perf_counter() - started < 1  # 0.05 s; quadratic was minutes
+
+
+def test_redact_masks_uris_glued_to_other_text(no_secrets):
+    assert redact("x=-bolt://u:pw12@h,1neo4j://u:pw34@h") == f"x=-bolt://u:{MASK}@h,1neo4j://u:{MASK}@h"
