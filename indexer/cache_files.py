@@ -10,10 +10,12 @@ from typing import Any
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """A reader never sees half a file, and concurrent writers never share a staging file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A reader never sees half a file, and concurrent writers never share a staging file. The file is its
+    owner's only (0600): caches hold pickles and the code of indexed repositories."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     staging = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    staging.write_bytes(data)
+    with open(os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
+        file.write(data)
     staging.replace(path)
 
 

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sys
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -21,26 +22,66 @@ from indexer.cypher_gate import run_analyst_query
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
+from indexer.redact import redact, redacted_output
 from indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
 from indexer.snapshot_diff import diff_contents, read_contents
+from indexer.terminal import printable
 from indexer.vectors import open_vector_store
 from indexer.walk import open_commit
 
+DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
+UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
+
+
+def _remember_debug(context: click.Context, _option: click.Parameter, value: bool) -> None:
+    context.meta[DEBUG] = value
+
+
+debug_option = click.option(
+    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_remember_debug,
+    help="On an error, also print its traceback (secrets masked). SPIDER_DEBUG=1 does the same.",
+)
+
+
+def _one_line(text: str) -> str:
+    """What a message may show: its first line, secrets masked, control characters as escapes."""
+    lines = text.strip().splitlines()
+    return printable(redact(lines[0] if lines else ""))
+
+
+def _print_traceback(debug: bool) -> None:
+    if debug:
+        click.echo(redact(traceback.format_exc()).rstrip(), err=True)
+
 
 def fail_cleanly(command: Callable) -> Callable:
-    """User-facing failures become one line on stderr and exit 2; never a traceback."""
+    """The one error handler: a failure becomes one line on stderr and a non-zero exit, never a traceback (but
+    with --debug or SPIDER_DEBUG=1, after a traceback); a user-facing SpiderError exits 2, an unexpected exception
+    70. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        prog = click.get_current_context().find_root().info_name or "spider"
+        context = click.get_current_context()
+        prog = context.find_root().info_name or "spider"
+        debug = context.meta.get(DEBUG) or os.environ.get("SPIDER_DEBUG") == "1"
         # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
         # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
         logging.getLogger("neo4j").setLevel(logging.ERROR)
         try:
-            return command(*args, **kwargs)
+            with redacted_output():
+                return command(*args, **kwargs)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: it prints them as usage errors
         except SpiderError as exc:
-            click.echo(f"{prog}: error: {exc}", err=True)
+            _print_traceback(debug)
+            click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
             sys.exit(exc.exit_code)
+        except Exception as exc:
+            _print_traceback(debug)
+            detail = _one_line(str(exc))
+            hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
+            click.echo(f"{prog}: error: unexpected {type(exc).__name__}{': ' * bool(detail)}{detail}{hint}", err=True)
+            sys.exit(UNEXPECTED_EXIT)
         except KeyboardInterrupt:
             click.echo(f"{prog}: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
             sys.exit(130)
@@ -71,6 +112,7 @@ def progress_bar(stage: str, total: int) -> Callable[[int], None]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="spider-code", prog_name="spider")
+@debug_option
 def main() -> None:
     """spider: index git repositories into a Neo4j code graph (Directory, File, Class, Function nodes;
     CONTAINS, IMPORTS, INVOKES, INHERITS relationships) for issue localisation with `spider-query`.
@@ -459,7 +501,7 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
         if keys:
             click.echo(f"  {kind.replace('_', ' ')}: {len(keys):,}")
             for key in keys[:show]:
-                click.echo(f"    {' '.join(key)}")
+                click.echo(f"    {printable(' '.join(key))}")
 
 
 @snapshots.command("prune")
@@ -515,7 +557,9 @@ def parse_param(raw: str) -> tuple[str, Any]:
 
 
 def render_table(header: list[str], rows: list[list[str]], width: int = 60) -> str:
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in row] for row in rows]
+    """Columns of at most `width` characters; control characters in any cell are shown as escapes."""
+    header = [printable(h) for h in header]
+    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in map(printable, row)] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]

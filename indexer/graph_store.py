@@ -54,10 +54,13 @@ class GraphStore:
             self.driver = neo4j.GraphDatabase.driver(
                 settings.uri, auth=(settings.user, settings.password), notifications_min_severity="OFF"
             )
-            self.driver.verify_connectivity()
+            with self.driver.session(database=settings.database) as session:  # reach, log in, find the database,
+                session.run("RETURN 1").consume()  # at once: an auto-commit query is not retried
         except AuthError:
             raise SpiderError(f"Neo4j at {settings.uri} refused the credentials (check NEO4J_USER/NEO4J_PASSWORD)") from None
         except (ServiceUnavailable, OSError, ValueError, Neo4jError) as exc:
+            if getattr(exc, "code", None) == "Neo.ClientError.Database.DatabaseNotFound":
+                raise SpiderError(f"Neo4j has no database {settings.database!r} (check NEO4J_DATABASE)") from None
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise SpiderError(f"cannot reach Neo4j at {settings.uri}: {reason}") from None
 

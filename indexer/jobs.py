@@ -14,6 +14,7 @@ import uuid
 from neo4j.exceptions import ConstraintError
 
 from indexer.graph_store import GraphStore
+from indexer.redact import redact
 
 STAGES = ("queued", "parsing", "writing", "embedding", "done")
 
@@ -54,7 +55,8 @@ def cancel_job(store: GraphStore, job_id: str) -> None:
 
 
 def fail_job(store: GraphStore, job_id: str, error: str) -> None:
-    store.run_named("job_fail", id=job_id, error=error)
+    """Kept in the graph every analyst reads: the error's secrets (a fetched URL's token) are masked first."""
+    store.run_named("job_fail", id=job_id, error=redact(error))
 
 
 def list_jobs(store: GraphStore, job_id: str | None = None, limit: int = 50) -> list[dict]:

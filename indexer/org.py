@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from indexer.errors import SpiderError
-from indexer.settings import spider_home
+from indexer.settings import path_name, spider_home
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers
@@ -106,7 +106,7 @@ def materialise(spec: RepoSpec) -> Path:
             raise SpiderError(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
     check_url(spec.url or "")
-    mirror = repo_cache() / (re.sub(r"[^\w.-]+", "__", spec.name) + ".git")
+    mirror = repo_cache() / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:

@@ -262,6 +262,8 @@ def open_parse_cache() -> ParseCache:
     location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
     location.parent.mkdir(parents=True, exist_ok=True)
     try:
+        os.close(os.open(location, os.O_WRONLY | os.O_CREAT, 0o600))  # its owner's only (SQLite's journals copy
+        os.chmod(location, 0o600)  # the mode), also when it was made before this rule
         return ParseCache(location, parse_cache_max_mb() << 20)
-    except sqlite3.Error:  # unwritable or corrupt: index without it rather than fail
+    except (OSError, sqlite3.Error):  # unwritable, someone else's, or corrupt: index without it rather than fail
         return ParseCache(None)

@@ -2,25 +2,43 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from indexer.errors import SpiderError
 
 
+def spider_home_path() -> Path:
+    """SPIDER_HOME as set, without making it."""
+    return Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
+
+
 def spider_home() -> Path:
-    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider)."""
-    home = Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
-    home.mkdir(parents=True, exist_ok=True)
+    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider), readable by
+    its owner only: the caches hold pickles and the code of every indexed repository."""
+    home = spider_home_path()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    status = home.stat()
+    if status.st_uid == os.getuid() and status.st_mode & 0o077:
+        home.chmod(0o700)
     return home
+
+
+def path_name(name: str) -> str:
+    """A file or folder name for `name` (a repository, a snapshot) that no other name gets: its letters, digits
+    and `._-` (the rest as `_`, at most 40), then a hash of the exact name, so `team/x` and `team x` differ."""
+    readable = re.sub(r"[^\w.-]", "_", name, flags=re.ASCII)[:40].lstrip(".")
+    return f"{readable}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 def snapshot_cache_dir(repo: str, snapshot: str) -> Path:
     """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
     the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it)."""
-    return spider_home() / "snapshots" / re.sub(r"[^\w.-]+", "__", repo) / snapshot
+    return spider_home() / "snapshots" / path_name(repo) / path_name(snapshot)
 
 
 @dataclass(frozen=True)
@@ -31,17 +49,35 @@ class Neo4jSettings:
     database: str = "neo4j"
 
 
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
 def external_neo4j() -> Neo4jSettings | None:
     """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one."""
     uri = os.environ.get("NEO4J_URI")
     if not uri:
         return None
     return Neo4jSettings(
-        uri=uri,
+        uri=_neo4j_uri(uri),
         user=os.environ.get("NEO4J_USER", "neo4j"),
         password=os.environ.get("NEO4J_PASSWORD", ""),
         database=os.environ.get("NEO4J_DATABASE", "neo4j"),
     )
+
+
+def _neo4j_uri(uri: str) -> str:
+    """NEO4J_URI, checked here so that a bad one is a line that names it, not a driver traceback."""
+    try:
+        parts = urlsplit(uri)
+        host, _port = parts.hostname, parts.port  # reading the port checks it
+    except ValueError:  # a port that is no number in 0-65535, a broken IPv6 address
+        host = None
+    if not host or parts.scheme not in NEO4J_SCHEMES:
+        raise SpiderError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
+                          f"{', '.join(NEO4J_SCHEMES)}")
+    if "@" in parts.netloc:
+        raise SpiderError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
+    return uri
 
 
 BROKER_ENV = "SPIDER_BROKER_URL"  # Celery broker (redis://… or amqp://…); unset: tasks run eagerly in-process

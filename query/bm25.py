@@ -1,7 +1,7 @@
 """BM25 over the same function texts the embeddings see (the paper's SR baseline), persisted per snapshot.
 
-Built the first time a snapshot is queried and kept under SPIDER_HOME/snapshots/<repo>/<snapshot>/bm25/, so a
-query loads it instead of re-tokenising the repository.
+Built the first time a snapshot is queried and kept in the snapshot's folder under SPIDER_HOME/snapshots/
+(`settings.snapshot_cache_dir`), so a query loads it instead of re-tokenising the repository.
 """
 
 from __future__ import annotations

@@ -2,32 +2,39 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from indexer import neo4j_local
-from indexer.cli import fail_cleanly
+from indexer.cli import debug_option, fail_cleanly
 from indexer.errors import SpiderError
 from indexer.graph_store import GraphStore
 from query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
 
-def read_issue(issue: str | None, issue_file) -> str:
-    """The issue text: the argument, else --issue-file, else standard input (when it is not a terminal)."""
-    if issue is None and issue_file is not None:
-        issue = issue_file.read()
-    if issue is None and not sys.stdin.isatty():
-        issue = sys.stdin.read()
-    if not issue or not issue.strip():
+def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
+    """The issue text: the argument, else --issue-file, else standard input (when it is not a terminal); and a
+    note when it is not UTF-8, whose undecodable bytes become U+FFFD: an answer beats a refusal."""
+    if issue is not None:
+        raw = os.fsencode(issue)  # the argument's bytes as given (Python keeps undecodable ones as surrogates)
+    elif issue_file is not None:
+        raw = issue_file.read()
+    else:
+        raw = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
+    text = raw.decode("utf-8", errors="replace")
+    if not text.strip():
         raise SpiderError("no issue text: pass it as an argument, with --issue-file FILE, or on standard input")
-    return issue
+    undecodable = text.count("\ufffd") - raw.count("\ufffd".encode())
+    notes = [f"the issue text is not UTF-8: {undecodable} undecodable byte sequence(s) read as U+FFFD"]
+    return text, notes if undecodable else []
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("issue", required=False)
-@click.option("--issue-file", type=click.File("r"), help="Read the issue text from FILE ('-' for stdin).")
+@click.option("--issue-file", type=click.File("rb"), help="Read the issue text from FILE ('-' for stdin).")
 @click.option("--repo", help="Repository as indexed by `spider index` (default: the only one indexed).")
 @click.option("--rev", help="Snapshot: a commit sha (prefix) or the revision it was indexed as (default: newest).")
 @click.option("--method", type=click.Choice(METHODS), default="spider", show_default=True,
@@ -48,6 +55,7 @@ def read_issue(issue: str | None, issue_file) -> str:
 @click.option("--model", help="The selector's LLM (default: SPIDER_ANTHROPIC_MODEL / SPIDER_OPENAI_MODEL).")
 @click.option("--embed-model", help="Embedding model for the dense ranking (default: the snapshot's own).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: every field of every result, every selector call.")
+@debug_option
 @fail_cleanly
 def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
          edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool) -> None:
@@ -56,7 +64,7 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     Each result has its rank, score, id (path:qualified.name), path:lines and, for spider/spisr, why it is
     there: its first-stage rank, or the seed, hops and relationships that reached it and the selector's verdict.
     """
-    text = read_issue(issue, issue_file)
+    text, issue_notes = read_issue(issue, issue_file)
     graph = method in GRAPH_METHODS
     chosen, notes = open_selector(selector, model) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
@@ -64,5 +72,5 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
         repo = repo or store.only_repository()
         snapshot = store.resolve_snapshot(repo, rev)
         answer = answer_query(store, repo, snapshot, text, method, k, n, c, edge_depths, chosen, embed_model)
-    answer.notes[:0] = notes
+    answer.notes[:0] = issue_notes + notes
     click.echo(answer.to_json() if as_json else answer.to_table())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Protocol
 
 import httpx
 
+from indexer.cache_files import write_atomically
 from indexer.errors import SpiderError
 from indexer.settings import spider_home
 from query.prompt import MalformedAnswer, parse_selection, system_prompt, user_prompt
@@ -29,7 +31,15 @@ DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 
 
 def timeout_seconds() -> float:
-    return float(os.environ.get("SPIDER_LLM_TIMEOUT", "60"))
+    """SPIDER_LLM_TIMEOUT: a positive number of seconds."""
+    value = os.environ.get("SPIDER_LLM_TIMEOUT", "60")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise SpiderError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -166,10 +176,7 @@ class AnswerCache:
             return None
 
     def put(self, key: str, completion: Completion) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        staging = self.directory / f"{key}.{os.getpid()}.tmp"
-        staging.write_text(json.dumps(completion.__dict__))
-        staging.replace(self.directory / f"{key}.json")
+        write_atomically(self.directory / f"{key}.json", json.dumps(completion.__dict__).encode())
 
 
 class LLMSelector:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import cypher
 from indexer.graph_store import GraphStore
+from indexer.terminal import printable
 from query.select import Decision
 
 
@@ -66,8 +67,8 @@ class Answer:
     def to_table(self) -> str:
         graph = self.selector is not None
         header = ["rank", "score", "id", "path:lines"] + (["why"] if graph else [])
-        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if graph else [])
-                for r in self.results]
+        rows = [[printable(c) for c in [str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"]
+                 + ([r.why()] if graph else [])] for r in self.results]
         widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
@@ -80,7 +81,7 @@ class Answer:
                 lines.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(self.headline())
-        return "\n".join(lines)
+        return "\n".join(map(printable, lines))  # ids, paths and notes come from outside: no control characters
 
     def headline(self) -> str:
         timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from indexer import jobs
+from indexer.settings import path_name
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 from tests.integration.test_cli import run_spider
@@ -41,7 +42,7 @@ repos:
     assert parent["state"] == "done" and len(parent["children"]) == 2
     (failed,) = jobs.list_jobs(store, outcomes[f"{repo_name}-missing"]["job"])
     assert failed["state"] == "failed" and "cannot fetch" in failed["errors"][0]
-    assert (tmp_path / "cache" / f"{repo_name.replace('/', '__')}-remote.git").is_dir()
+    assert (tmp_path / "cache" / f"{path_name(f'{repo_name}-remote')}.git").is_dir()
 
     _, newer = make_repo(remote, {**FIXTURES["java"].files, "src/Extra.java": "class Extra { void go() {} }\n"},
                          message="newer")  # lands upstream; the next run fetches the mirror

@@ -1,0 +1,104 @@
+"""Secrets never leave spider: every message, log line and output a command writes passes through `redact`,
+which masks the password of any URI and the values of the secret-bearing settings in use."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+from urllib.parse import quote, unquote
+
+from indexer.settings import spider_home_path
+
+MASK = "***"
+SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")
+URL_VARIABLES = ("NEO4J_URI", "SPIDER_BROKER_URL", "SPIDER_RESULT_BACKEND", "QDRANT_URL", "SPIDER_OPENAI_BASE_URL")
+# Shorter values are not masked where they appear as plain text (a URI's password always is): Neo4j refuses
+# passwords under 8 characters, API keys are far longer, and masking a short word ("test") garbles every message.
+SHORTEST_SECRET = 8
+# scheme://user:PASSWORD@: the password runs to the last '@' before the path, so an unescaped '@' in it is masked
+# too. A scheme is only looked for where a run of scheme characters starts: linear time on any text (from every
+# position in the run, a long run of letters cost quadratic time: 6 s for 20,000 letters).
+_URI_PASSWORD = re.compile(r"((?<![A-Za-z0-9+.-])[A-Za-z0-9+.-]+://[^\s/?#@:]*:)[^\s/?#]*@")
+
+
+def _uri_password(uri: str) -> str:
+    """The password of a URI given as a setting, found even where it holds a '/' that a URI parser would stop at."""
+    userinfo, at, _ = uri.partition("://")[2].rpartition("@")
+    return userinfo.partition(":")[2] if at else ""
+
+
+def secrets() -> set[str]:
+    """The secret values in use now, each as written and as it appears quoted, escaped or percent-encoded."""
+    values = [os.environ.get(variable, "") for variable in SECRET_VARIABLES]
+    values += [_uri_password(os.environ.get(variable, "")) for variable in URL_VARIABLES]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        values.append((spider_home_path() / "neo4j" / "password").read_text().strip())
+    values += [unquote(value) for value in values]
+    forms = {form for value in values for form in (value, json.dumps(value)[1:-1], repr(value)[1:-1], quote(value))}
+    return {form for form in forms if len(form) >= SHORTEST_SECRET}
+
+
+def redact(text: str) -> str:
+    """`text` with every URI password and every secret value in use replaced by ***."""
+    text = _URI_PASSWORD.sub(lambda match: f"{match[1]}{MASK}@", text)
+    known = sorted(secrets(), key=len, reverse=True)  # longest first: a secret that holds another is masked whole
+    return re.sub("|".join(map(re.escape, known)), MASK, text) if known else text
+
+
+class RedactingStream:
+    """A text stream that redacts what is written through it; everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def redacted_output() -> Iterator[None]:
+    """While a command runs, what it prints (messages, tables, JSON, progress) and what it logs is redacted."""
+    _redact_log_records()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(stdout), RedactingStream(stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _redact_log_records() -> None:
+    """Make every log record carry its message and traceback already redacted, whichever handler (Celery's, the
+    driver's, one configured later) formats it: a filter on the root logger would miss its children's records."""
+    make_record = logging.getLogRecordFactory()
+    if getattr(make_record, "redacts", False):
+        return
+
+    def redacted_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make_record(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # arguments that do not fit the message: show both, as logging would
+            message = f"{record.msg} {record.args!r}"
+        record.msg, record.args = redact(message), None
+        if record.exc_info:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return record
+
+    redacted_record.redacts = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(redacted_record)
+
+
+__all__ = ["MASK", "RedactingStream", "redact", "redacted_output", "secrets"]

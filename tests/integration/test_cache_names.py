@@ -1,0 +1,45 @@
+"""Two repositories whose names differ only in punctuation keep apart everything spider caches of them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexer.org import RepoSpec, materialise
+from indexer.settings import snapshot_cache_dir
+from tests.fixtures.gitrepo import git, make_repo
+from tests.fixtures.shop import PYTHON
+from tests.integration.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.test_spider_query import ISSUE, spider_query
+
+pytestmark = pytest.mark.integration
+
+
+def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):
+    root, sha = make_repo(tmp_path / "repo", PYTHON.files)
+    prefix = unique_name()
+    slash, space = f"{prefix}/x", f"{prefix} x"
+    for name in (slash, space):
+        index_json(root, name)
+
+    answers = {}
+    for name in (space, slash):  # the first query caches its snapshot's vector-search members
+        result = spider_query(ISSUE, "--repo", name, "--method", "der", "-k", "3", "--json")
+        assert result.returncode == 0, result.stderr
+        answers[name] = [r["id"] for r in json.loads(result.stdout)["results"]]
+
+    assert answers[slash] == answers[space] and len(answers[slash]) == 3
+    assert snapshot_cache_dir(slash, sha) != snapshot_cache_dir(space, sha)
+    succeeded(run_spider("snapshots", "delete", slash, sha))
+    assert not snapshot_cache_dir(slash, sha).exists() and snapshot_cache_dir(space, sha).is_dir()
+
+
+def test_manifest_names_that_differ_in_punctuation_get_their_own_mirror(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPIDER_REPO_CACHE", str(tmp_path / "cache"))
+    shas = {}
+    for name in ("team/x", "team x"):
+        origin, shas[name] = make_repo(tmp_path / name.replace("/", "-slash-"), {"a.py": f"NAME = {name!r}\n"})
+        mirror = materialise(RepoSpec(name=name, url=origin.as_uri(), path=None, revs=("main",)))
+        assert git(mirror, "rev-parse", "main") == shas[name]
+    assert shas["team/x"] != shas["team x"] and len(list((tmp_path / "cache").iterdir())) == 2

@@ -1,0 +1,52 @@
+"""The one error handler (`indexer.cli.fail_cleanly`): an exception spider did not foresee becomes one line and
+exit 70, with its secrets masked; --debug (or SPIDER_DEBUG=1) adds the traceback, masked too."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from indexer import neo4j_local
+from indexer.cli import UNEXPECTED_EXIT
+from query.eval_cli import main as spider
+
+PLANTED = "planted-S3CRET-pw"
+LINE = "spider: error: unexpected RuntimeError: lost bolt://neo4j:***@db:7687 with key ***"  # the first line, masked
+
+
+@pytest.fixture
+def status_fails(monkeypatch):
+    """`spider neo4j status` meets a bug whose message holds a URI with a password and the API key in use."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + PLANTED)
+    monkeypatch.delenv("SPIDER_DEBUG", raising=False)
+
+    def broken() -> dict:
+        raise RuntimeError(f"lost bolt://neo4j:{PLANTED}@db:7687 with key sk-ant-{PLANTED}\nsecond line")
+
+    monkeypatch.setattr(neo4j_local, "status", broken)
+
+
+def test_an_unexpected_exception_is_one_masked_line(status_fails):
+    result = CliRunner().invoke(spider, ["neo4j", "status"], prog_name="spider")
+    assert result.exit_code == UNEXPECTED_EXIT
+    assert result.stderr.splitlines() == [
+        f"{LINE} (run `spider --debug ...` or set SPIDER_DEBUG=1 for the traceback)"]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args, env", [(["--debug", "neo4j", "status"], {}),
+                                       (["neo4j", "status"], {"SPIDER_DEBUG": "1"})])
+def test_debug_shows_the_traceback_with_secrets_masked(status_fails, args, env):
+    result = CliRunner().invoke(spider, args, env=env, prog_name="spider")
+    assert result.exit_code == UNEXPECTED_EXIT
+    assert result.stderr.startswith("Traceback (most recent call last):")
+    assert "in broken" in result.stderr and "second line" in result.stderr
+    assert result.stderr.splitlines()[-1] == LINE
+    assert PLANTED not in result.output
+
+
+def test_what_a_command_prints_is_masked(monkeypatch):
+    monkeypatch.setenv("QDRANT_API_KEY", PLANTED)
+    monkeypatch.setattr(neo4j_local, "status", lambda: {"uri": f"bolt://u:{PLANTED}@h", "note": f"key {PLANTED}"})
+    result = CliRunner().invoke(spider, ["neo4j", "status", "--json"], prog_name="spider")
+    assert result.exit_code == 0 and PLANTED not in result.output and '"uri": "bolt://u:***@h"' in result.output
