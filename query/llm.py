@@ -83,8 +83,14 @@ class AnthropicBackend:
             raise LLMFailure("API error", f"HTTP {exc.status_code}: {_first_line(exc)}") from None
         except anthropic.APIConnectionError as exc:
             raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
-        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-        return Completion(text, message.usage.input_tokens, message.usage.output_tokens)
+        except (ValueError, RecursionError):  # the SDK decodes the reply's JSON itself
+            raise LLMFailure("API error", "the endpoint's reply is not JSON") from None
+        try:  # the SDK builds `message` from the reply without checking it
+            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        except (AttributeError, TypeError):
+            raise LLMFailure("API error", "the endpoint's reply is not a Messages API message") from None
+        usage = getattr(message, "usage", None)
+        return Completion(text, _count(getattr(usage, "input_tokens", 0)), _count(getattr(usage, "output_tokens", 0)))
 
 
 class OpenAIBackend:
@@ -126,10 +132,13 @@ class OpenAIBackend:
             try:
                 payload = response.json()
                 text = payload["choices"][0]["message"]["content"] or ""
-            except (ValueError, KeyError, IndexError, TypeError):
+            except (ValueError, RecursionError, KeyError, IndexError, TypeError):
                 raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
-            usage = payload.get("usage") or {}
-            return Completion(text, usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
+            if not isinstance(text, str):
+                raise LLMFailure("API error", "the endpoint's reply is not a chat completion (content is no text)")
+            usage = payload.get("usage")
+            usage = usage if isinstance(usage, dict) else {}
+            return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
         raise AssertionError("unreachable")
 
 
@@ -138,6 +147,11 @@ def _backoff(attempt: int, retry_after: str | None) -> float:
         return min(float(retry_after), 30.0) if retry_after is not None else min(0.5 * 2**attempt, 8.0)
     except ValueError:
         return min(0.5 * 2**attempt, 8.0)
+
+
+def _count(tokens: object) -> int:
+    """A token count as the endpoint reported it, or 0 when it is not one (the answer is still used)."""
+    return tokens if type(tokens) is int and tokens >= 0 else 0
 
 
 def _first_line(exc: Exception) -> str:

@@ -13,6 +13,9 @@ from query.select import Candidate, SelectionRequest
 
 CODE_LIMIT = 1500
 TRUNCATED = "... [truncated]"
+# An answer of at most MAX_TOKENS (1,024) tokens holds some 4,000 characters; a longer one is not an answer, and
+# trying each of its "{" as the start of JSON costs time that grows with the square of its length (0.1 s at 16,000).
+ANSWER_LIMIT = 16_000
 
 SYSTEM = """You are a code localization agent. You examine the graph neighbourhood of one function (the center) \
 in a code repository to find neighbouring functions whose own code MUST be modified to fix a GitHub issue.
@@ -68,15 +71,21 @@ class MalformedAnswer(ValueError):
 
 def parse_selection(text: str) -> list[str]:
     """The ids in a model's answer: the first JSON object with a "selected" list of strings, even when the model
-    wrapped it in prose or a code fence."""
+    wrapped it in prose or a code fence. The answer is untrusted: anything else, however deep, long or odd,
+    is a MalformedAnswer."""
+    if len(text) > ANSWER_LIMIT:
+        raise MalformedAnswer(f"the answer has {len(text):,} characters, more than an answer needs ({ANSWER_LIMIT:,})")
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
+    for match in re.finditer(r"\{(?=\s*[\"}])", text):  # where a JSON object can start
         try:
             value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or an int past Python's limit on digits
             continue
+        except RecursionError:  # {"selected": [[[[... nested past Python's limit: stop, rather than decode each "{"
+            raise MalformedAnswer("the answer nests JSON deeper than Python can decode") from None
         if isinstance(value, dict) and isinstance(value.get("selected"), list):
             if all(isinstance(item, str) for item in value["selected"]):
                 return value["selected"]
     snippet = " ".join(text.split())[:80]
     raise MalformedAnswer(f"no {{\"selected\": [...]}} object in the answer: {snippet!r}")
+

@@ -72,6 +72,27 @@ def test_ids_that_were_not_offered_are_ignored(provider, monkeypatch, tmp_path):
     assert decision.admitted == ["shop/models.py:Item.total"] and decision.ignored == ["shop/other.py:made_up"]
 
 
+@pytest.mark.parametrize("body", [
+    "not json", "[]", '{"content": ' + "[" * 100_000, '{"choices": ' + "[" * 100_000,
+    '{"choices": [{"message": {"content": ["a list"]}}], "content": [{"type": "text", "text": 5}]}',
+], ids=["not json", "a list", "nested content", "nested choices", "text not a string"])
+def test_a_reply_that_is_no_completion_admits_nothing(provider, body, monkeypatch, tmp_path):
+    with FakeLLM(lambda seen, attempt: Reply(body=body)) as server:
+        decision = selector_for(provider, server, monkeypatch, tmp_path).decide(make_request())
+    assert decision.status == "API error" and decision.admitted == [] and "reply" in decision.detail
+
+
+def test_token_counts_of_the_wrong_type_count_as_zero(provider, monkeypatch, tmp_path):
+    answer = json.dumps({"selected": ["shop/models.py:Item.total"]})
+    body = json.dumps({  # a reply both APIs read: a Messages API message that also has an OpenAI `choices`
+        "id": "m", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": answer}], "choices": [{"message": {"content": answer}}],
+        "usage": {"input_tokens": "many", "output_tokens": [1], "prompt_tokens": -3, "completion_tokens": "7"}})
+    with FakeLLM(lambda seen, attempt: Reply(body=body)) as server:
+        decision = selector_for(provider, server, monkeypatch, tmp_path).decide(make_request())
+    assert decision.admitted == ["shop/models.py:Item.total"] and decision.tokens_in == decision.tokens_out == 0
+
+
 def test_rate_limit_then_success(provider, monkeypatch, tmp_path):
     def script(seen: Seen, attempt: int) -> Reply:
         if attempt == 0:

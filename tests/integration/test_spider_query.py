@@ -116,6 +116,18 @@ def test_a_failing_seed_call_costs_only_that_seed(shop, tmp_path):
     assert "selector anthropic" in result.stdout.splitlines()[-1]
 
 
+def test_a_deeply_nested_answer_costs_only_that_seed(shop, tmp_path):
+    def second_seed_nests(seen: Seen, attempt: int) -> Reply:
+        return Reply('{"selected": ' + "[" * 1_000 if "(2/2)" in seen.user else '{"selected": []}')
+
+    with FakeLLM(second_seed_nests) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
+        answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic", *GRAPH_ARGS, env=env)
+
+    assert [c["status"] for c in answer["calls"]] == ["ok", "malformed answer"] and len(answer["results"]) == 4
+    assert answer["calls"][1]["admitted"] == [] and answer["summary"]["failed_calls"] == 1
+
+
 def test_spisr_expands_the_bm25_ranking(shop):
     bm25 = answer_of(ISSUE, "--repo", shop, "--method", "bm25", "-k", "4")
     answer = answer_of(ISSUE, "--repo", shop, "--method", "spisr", "--selector", "all", *GRAPH_ARGS)

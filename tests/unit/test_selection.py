@@ -7,6 +7,7 @@ import pytest
 from indexer.errors import SpiderError
 from indexer.graph_schema import Rel
 from query.expand import parse_edges
+from query.llm import AnswerCache, Completion, LLMSelector
 from query.prompt import CODE_LIMIT, TRUNCATED, MalformedAnswer, fenced, parse_selection, system_prompt, user_prompt
 from query.select import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
 
@@ -65,3 +66,31 @@ def test_fixed_selectors():
     assert AdmitAll().decide(r).admitted == ["a.py:f", "a.py:g"]
     assert AdmitNone().decide(r).admitted == []
     assert AdmitOracle({"a.py:g", "elsewhere"}).decide(r).admitted == ["a.py:g"]
+
+
+@pytest.mark.parametrize("answer", [
+    '{"selected": ' + "[" * 1_000 + "]" * 1_000 + "}",
+    '{"selected": ' + "[" * 100_000,
+    '{"a":' * 100_000,
+    '{"selected": [' + "9" * 5_000 + "]}",  # past Python's limit on digits in an int
+])
+def test_hostile_answers_are_malformed_not_a_crash(answer):
+    with pytest.raises(MalformedAnswer):
+        parse_selection(answer)
+
+
+class ScriptedBackend:
+    """A backend that answers every prompt with one text (no server: the decision path only)."""
+
+    provider, model = "scripted", "test"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def complete(self, system: str, user: str) -> Completion:
+        return Completion(self.text, 1, 1)
+
+
+def test_a_deeply_nested_answer_admits_nothing_for_its_seed(tmp_path):
+    decision = LLMSelector(ScriptedBackend('{"selected": ' + "[" * 1_000), AnswerCache(tmp_path)).decide(request())
+    assert decision.status == "malformed answer" and decision.admitted == [] and not list(tmp_path.iterdir())
