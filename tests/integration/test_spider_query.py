@@ -13,7 +13,7 @@ import pytest
 from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
-from tests.fixtures.llm_server import FakeLLM, Reply, Seen
+from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON
 
 pytestmark = pytest.mark.integration
@@ -77,7 +77,7 @@ def test_selector_all_is_the_ceiling_and_is_flagged(shop):
 
 def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
     def admit_every_offered(seen: Seen, attempt: int) -> Reply:
-        return Reply(json.dumps({"selected": re.findall(r"^### \[nbr_\d+\] (\S+)$", seen.user, re.MULTILINE)}))
+        return Reply(json.dumps({"selected": fenced_ids(seen.user)}))
 
     with FakeLLM(admit_every_offered) as server:
         env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
@@ -92,7 +92,7 @@ def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
     assert len(graph) == summary["admitted"] == summary["displaced"] == len(answer["displaced"]) >= 1
     assert summary["calls"] == len(answer["calls"]) == len(server.requests) <= 2
     for seen in server.requests:  # the selector reads the code of the seed and of every neighbour from the graph
-        blocks = re.split(r"^### \[(?:center|nbr_\d+)\] \S+$", seen.user, flags=re.MULTILINE)[1:]
+        blocks = re.split(r"^### \[(?:center|nbr_\d+)\]$", seen.user, flags=re.MULTILINE)[1:]
         assert blocks and all(re.search(r"^\s*def \w+\(", b, re.MULTILINE) for b in blocks)
     assert summary["tokens_in"] == sum(c["tokens_in"] for c in answer["calls"]) > 0
     check_explained(answer)
