@@ -7,9 +7,11 @@ answer, drop ids that were not offered, and turn every failure into a Decision t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +21,29 @@ import httpx
 
 from indexer.errors import SpiderError
 from indexer.settings import spider_home
-from query.prompt import MalformedAnswer, parse_selection, system_prompt, user_prompt
+from query.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
 from query.select import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024
 RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+# Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS,
+# estimated at CHARS_PER_TOKEN characters each (English prose and code run 3.5-4.5), and the answer says so.
+ISSUE_TOKENS = 4_000
+CHARS_PER_TOKEN = 4
 
 
 def timeout_seconds() -> float:
     return float(os.environ.get("SPIDER_LLM_TIMEOUT", "60"))
+
+
+def issue_tokens() -> int:
+    """SPIDER_LLM_ISSUE_TOKENS: how much of the issue each selector call may send (unset or empty: ISSUE_TOKENS)."""
+    value = os.environ.get("SPIDER_LLM_ISSUE_TOKENS") or str(ISSUE_TOKENS)
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
+        raise SpiderError(f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -194,11 +208,13 @@ class LLMSelector:
         self.backend = backend
         self.cache = cache or AnswerCache()
         self.name = f"{backend.provider} ({backend.model})"
+        self.issue_chars = issue_tokens() * CHARS_PER_TOKEN
 
     def decide(self, request: SelectionRequest) -> Decision:
         offered = [c.id for c in request.candidates]
         decision = Decision(request.seed.id, offered)
-        system, user = system_prompt(request), user_prompt(request)
+        issue, decision.issue_cut = issue_excerpt(request.issue, self.issue_chars)
+        system, user = system_prompt(request), user_prompt(dataclasses.replace(request, issue=issue))
         key = self.cache.key(self.backend, system, user)
         completion = self.cache.get(key)
         decision.cached = completion is not None

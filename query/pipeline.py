@@ -194,6 +194,11 @@ def graph_answer(
         "tokens_in": sum(d.tokens_in for d in fresh), "tokens_out": sum(d.tokens_out for d in fresh),
     }
     notes = []
+    cut = max((d.issue_cut for d in decisions), default=0)
+    if cut:
+        whole = len(issue.strip())
+        notes.append(f"the selector read the first {whole - cut:,} of the issue's {whole:,} characters "
+                     "(SPIDER_LLM_ISSUE_TOKENS caps what each call sends)")
     if not selector.uses_budget:
         notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
     return Answer(repo, snapshot, method, k, results, seconds, ranking.model, selector.name, edges_label(edges),

@@ -47,6 +47,24 @@ def fenced(code: str) -> str:
     return f"{fence}\n{code}\n{fence}"
 
 
+def issue_excerpt(issue: str, limit: int) -> tuple[str, int]:
+    """The issue as the prompt shows it, and how many characters it leaves out: stripped and, when longer than
+    `limit`, cut at the last paragraph, line or word break in the limit's last quarter (else at the limit), with
+    a marker saying so."""
+    text = issue.strip()
+    if len(text) <= limit:
+        return text, 0
+    window = text[:limit]
+    for brk in ("\n\n", "\n", " "):
+        at = window.rfind(brk, limit * 3 // 4)
+        if at > 0:
+            window = window[:at]
+            break
+    kept = window.rstrip()
+    left_out = len(text) - len(kept)
+    return f"{kept}\n... [issue cut here: {left_out:,} more characters]", left_out
+
+
 def _function_block(tag: str, candidate: Candidate) -> str:
     """The function's id, JSON-encoded, on the first line of the fence that holds its code: the heading is ours."""
     return f"### [{tag}]\n" + fenced(json.dumps(candidate.id) + "\n" + truncated(candidate.code))
@@ -57,9 +75,10 @@ def system_prompt(request: SelectionRequest) -> str:
 
 
 def user_prompt(request: SelectionRequest) -> str:
+    """The prompt for one seed; `request.issue` goes in as it is (issue_excerpt cuts it first)."""
     parts = [
         "## GitHub issue",
-        fenced(request.issue.strip()),
+        fenced(request.issue),
         f"## Center function ({request.seed_index + 1}/{request.n_seeds})",
         _function_block("center", request.seed),
         "## Neighbours",

@@ -128,6 +128,22 @@ def test_a_deeply_nested_answer_costs_only_that_seed(shop, tmp_path):
     assert answer["calls"][1]["admitted"] == [] and answer["summary"]["failed_calls"] == 1
 
 
+def test_a_long_issue_is_cut_for_the_selector_and_the_answer_says_so(shop, tmp_path):
+    with FakeLLM(lambda seen, attempt: Reply('{"selected": []}')) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path),
+               "SPIDER_LLM_ISSUE_TOKENS": "50"}
+        long_issue = ISSUE + "\n\n" + "the order total is wrong again. " * 2_000
+        answer = answer_of(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
+        table = spider_query(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
+
+    assert all(ISSUE in seen.user and len(seen.user) < 64_000 // 4 for seen in server.requests)
+    assert all(call["issue_cut"] > 60_000 for call in answer["calls"])
+    whole = len(long_issue.strip())
+    read = whole - answer["calls"][0]["issue_cut"]
+    assert f"the selector read the first {read:,} of the issue's {whole:,} characters" in answer["notes"][0]
+    assert "note: the selector read the first" in table.stdout
+
+
 def test_spisr_expands_the_bm25_ranking(shop):
     bm25 = answer_of(ISSUE, "--repo", shop, "--method", "bm25", "-k", "4")
     answer = answer_of(ISSUE, "--repo", shop, "--method", "spisr", "--selector", "all", *GRAPH_ARGS)

@@ -146,3 +146,33 @@ class ScriptedBackend:
 def test_a_deeply_nested_answer_admits_nothing_for_its_seed(tmp_path):
     decision = LLMSelector(ScriptedBackend('{"selected": ' + "[" * 1_000), AnswerCache(tmp_path)).decide(request())
     assert decision.status == "malformed answer" and decision.admitted == [] and not list(tmp_path.iterdir())
+
+
+def test_a_long_issue_is_cut_at_a_paragraph_within_the_token_budget(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPIDER_LLM_ISSUE_TOKENS", "100")  # ~400 characters
+    paragraphs = ["Totals are wrong when a discount applies.", "x " * 150, "y " * 100, "z " * 100_000]
+    seen = []
+
+    class Recording(ScriptedBackend):
+        def complete(self, system: str, user: str) -> Completion:
+            seen.append(user)
+            return super().complete(system, user)
+
+    decision = LLMSelector(Recording('{"selected": []}'), AnswerCache(tmp_path)).decide(
+        request(issue="\n\n".join(paragraphs)))
+    (prompt,) = seen
+    shown = prompt.split("## GitHub issue\n\n```\n", 1)[1].split("\n```\n", 1)[0]
+    assert shown.startswith(paragraphs[0]) and "y" not in shown and shown.endswith("more characters]")
+    assert decision.issue_cut == len("\n\n".join(paragraphs).strip()) - len(shown.rsplit("\n", 1)[0]) > 200_000
+
+
+def test_a_short_issue_is_sent_whole(tmp_path):
+    decision = LLMSelector(ScriptedBackend('{"selected": []}'), AnswerCache(tmp_path)).decide(request("a " * 1000))
+    assert decision.issue_cut == 0
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", " 7x", "\u00b2"])
+def test_a_bad_issue_token_budget_is_one_line(monkeypatch, value, tmp_path):
+    monkeypatch.setenv("SPIDER_LLM_ISSUE_TOKENS", value)
+    with pytest.raises(SpiderError, match="SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens"):
+        LLMSelector(ScriptedBackend(""), AnswerCache(tmp_path))
