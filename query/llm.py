@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 import httpx
 
@@ -26,7 +26,7 @@ from query.select import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024
-RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections
+RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections, within SPIDER_LLM_TIMEOUT
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 # Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS,
 # estimated at CHARS_PER_TOKEN characters each (English prose and code run 3.5-4.5), and the answer says so.
@@ -68,8 +68,37 @@ class Backend(Protocol):
     def complete(self, system: str, user: str) -> Completion: ...
 
 
+class _Retryable(Exception):
+    """An attempt that failed in a way a later one may not (429, 5xx, a dropped connection)."""
+
+    def __init__(self, status: str, detail: str, retry_after: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.retry_after = retry_after
+
+
+def _within_deadline(limit: float, attempt: Callable[[float], Completion]) -> Completion:
+    """`attempt(seconds_left)` until it answers, retried up to RETRIES times with back-off, all within `limit`
+    seconds: the limit bounds the whole call, back-off included, and each attempt gets what is left of it. An
+    attempt raises TimeoutError when its time ran out, _Retryable when another attempt may succeed."""
+    deadline = time.monotonic() + limit
+    for tries in range(RETRIES + 1):
+        try:
+            return attempt(deadline - time.monotonic())
+        except TimeoutError:
+            raise LLMFailure("timeout", f"no answer within {limit:g}s") from None
+        except _Retryable as failure:
+            if tries == RETRIES:
+                raise LLMFailure(failure.status, f"{failure} after {RETRIES} retries") from None
+            pause = _backoff(tries, failure.retry_after)
+            if time.monotonic() + pause >= deadline:
+                raise LLMFailure("timeout", f"no answer within {limit:g}s (last attempt: {failure})") from None
+            time.sleep(pause)
+    raise AssertionError("unreachable")
+
+
 class AnthropicBackend:
-    """The Messages API. The SDK retries 429/5xx itself, honouring retry-after; ANTHROPIC_BASE_URL redirects it."""
+    """The Messages API through the SDK (ANTHROPIC_BASE_URL redirects it); retries are ours, within the timeout."""
 
     provider = "anthropic"
 
@@ -77,26 +106,32 @@ class AnthropicBackend:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
         self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        self.timeout = timeout_seconds()
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
 
-        self.client = anthropic.Anthropic(timeout=timeout_seconds(), max_retries=RETRIES)
+        self.client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
 
     def complete(self, system: str, user: str) -> Completion:
+        return _within_deadline(self.timeout, lambda seconds_left: self._attempt(system, user, seconds_left))
+
+    def _attempt(self, system: str, user: str, seconds_left: float) -> Completion:
         import anthropic  # loaded by __init__: this only names it
 
         try:
             message = self.client.messages.create(
                 model=self.model, max_tokens=MAX_TOKENS, temperature=TEMPERATURE, system=system,
-                messages=[{"role": "user", "content": user}],
+                messages=[{"role": "user", "content": user}], timeout=seconds_left,
             )
         except anthropic.APITimeoutError:
-            raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
-        except anthropic.RateLimitError as exc:
-            raise LLMFailure("rate limited", f"HTTP 429 after {RETRIES} retries: {_first_line(exc)}") from None
+            raise TimeoutError from None
         except anthropic.APIStatusError as exc:
-            raise LLMFailure("API error", f"HTTP {exc.status_code}: {_first_line(exc)}") from None
+            detail = f"HTTP {exc.status_code}: {_first_line(exc)}"
+            if exc.status_code == 429 or exc.status_code >= 500:
+                status = "rate limited" if exc.status_code == 429 else "API error"
+                raise _Retryable(status, detail, exc.response.headers.get("retry-after")) from None
+            raise LLMFailure("API error", detail) from None
         except anthropic.APIConnectionError as exc:
-            raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
+            raise _Retryable("API error", f"connection failed: {_first_line(exc)}") from None
         except (ValueError, RecursionError):  # the SDK decodes the reply's JSON itself
             raise LLMFailure("API error", "the endpoint's reply is not JSON") from None
         try:  # the SDK builds `message` from the reply without checking it
@@ -108,7 +143,7 @@ class AnthropicBackend:
 
 
 class OpenAIBackend:
-    """POST {base}/chat/completions, with retries and backoff on 429, 5xx and dropped connections."""
+    """POST {base}/chat/completions, retried with back-off on 429, 5xx and dropped connections, within the timeout."""
 
     provider = "openai"
 
@@ -120,40 +155,36 @@ class OpenAIBackend:
         if not self.model:
             raise SpiderError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
         headers = {"Authorization": f"Bearer {os.environ['SPIDER_OPENAI_API_KEY']}"} if os.environ.get("SPIDER_OPENAI_API_KEY") else {}
-        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout_seconds())
+        self.timeout = timeout_seconds()
+        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=self.timeout)
 
     def complete(self, system: str, user: str) -> Completion:
         body = {"model": self.model, "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
-        for attempt in range(RETRIES + 1):
-            try:
-                response = self.client.post("chat/completions", json=body)
-            except httpx.TimeoutException:
-                raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
-            except httpx.TransportError as exc:
-                if attempt == RETRIES:
-                    raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
-                time.sleep(_backoff(attempt, None))
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                if attempt == RETRIES:
-                    status = "rate limited" if response.status_code == 429 else "API error"
-                    raise LLMFailure(status, f"HTTP {response.status_code} after {RETRIES} retries")
-                time.sleep(_backoff(attempt, response.headers.get("retry-after")))
-                continue
-            if response.status_code != 200:
-                raise LLMFailure("API error", f"HTTP {response.status_code}: {response.text[:120]}")
-            try:
-                payload = response.json()
-                text = payload["choices"][0]["message"]["content"] or ""
-            except (ValueError, RecursionError, KeyError, IndexError, TypeError):
-                raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
-            if not isinstance(text, str):
-                raise LLMFailure("API error", "the endpoint's reply is not a chat completion (content is no text)")
-            usage = payload.get("usage")
-            usage = usage if isinstance(usage, dict) else {}
-            return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
-        raise AssertionError("unreachable")
+        return _within_deadline(self.timeout, lambda seconds_left: self._attempt(body, seconds_left))
+
+    def _attempt(self, body: dict, seconds_left: float) -> Completion:
+        try:
+            response = self.client.post("chat/completions", json=body, timeout=seconds_left)
+        except httpx.TimeoutException:
+            raise TimeoutError from None
+        except httpx.TransportError as exc:
+            raise _Retryable("API error", f"connection failed: {_first_line(exc)}") from None
+        if response.status_code == 429 or response.status_code >= 500:
+            status = "rate limited" if response.status_code == 429 else "API error"
+            raise _Retryable(status, f"HTTP {response.status_code}", response.headers.get("retry-after"))
+        if response.status_code != 200:
+            raise LLMFailure("API error", f"HTTP {response.status_code}: {response.text[:120]}")
+        try:
+            payload = response.json()
+            text = payload["choices"][0]["message"]["content"] or ""
+        except (ValueError, RecursionError, KeyError, IndexError, TypeError):
+            raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
+        if not isinstance(text, str):
+            raise LLMFailure("API error", "the endpoint's reply is not a chat completion (content is no text)")
+        usage = payload.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:

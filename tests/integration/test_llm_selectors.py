@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -111,6 +112,21 @@ def test_timeout_admits_nothing_and_says_so(provider, monkeypatch, tmp_path):
     with FakeLLM(lambda seen, attempt: Reply('{"selected": ["shop/models.py:Item.total"]}', delay=1.5)) as server:
         decision = selector_for(provider, server, monkeypatch, tmp_path).decide(make_request())
     assert decision.status == "timeout" and decision.admitted == [] and "0.3s" in decision.detail
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(status=503, delay=0.5),  # each attempt fails within the limit; back-off 0.5 s, 1 s, 2 s between them
+    Reply('{"selected": []}', delay=1.5),  # each attempt outlasts the limit
+], ids=["slow errors", "no answer"])
+def test_the_timeout_bounds_the_whole_call_retries_included(provider, reply, monkeypatch, tmp_path):
+    monkeypatch.setenv("SPIDER_LLM_TIMEOUT", "1.2")
+    with FakeLLM(lambda seen, attempt: reply) as server:
+        selector = selector_for(provider, server, monkeypatch, tmp_path)
+        start = time.monotonic()
+        decision = selector.decide(make_request())
+        elapsed = time.monotonic() - start
+    assert decision.status == "timeout" and decision.admitted == [] and "1.2s" in decision.detail
+    assert elapsed < 1.2 + 0.4, f"{elapsed:.2f}s after {len(server.requests)} attempt(s)"
 
 
 def test_persistent_server_error_admits_nothing(provider, monkeypatch, tmp_path):
