@@ -107,10 +107,22 @@ def test_malformed_answers_raise(answer):
 
 def test_edges_option():
     assert parse_edges("contains:4,invokes:2") == {Rel.CONTAINS: 4, Rel.INVOKES: 2}
-    assert parse_edges("INVOKES") == {Rel.INVOKES: 2}
-    for bad in ("calls:2", "contains:0", "contains:9", "contains:x", ","):
+    assert parse_edges(" INVOKES : 2 ,") == {Rel.INVOKES: 2}
+    for bad in ("calls:2", "contains:0", "contains:9", "contains:x", ",", "contains:\u00b2", "contains:\u0664",
+                "contains:" + "9" * 5_000):
         with pytest.raises(SpiderError):
             parse_edges(bad)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("contains:4,contains:2", "--edges names contains twice"),
+    ("contains:4,INVOKES:2,invokes:1", "--edges names invokes twice"),
+    ("invokes", "--edges type invokes has no depth: write TYPE:DEPTH, e.g. invokes:2"),
+    ("contains:4,inherits:", "--edges type inherits has no depth: write TYPE:DEPTH"),
+])
+def test_edges_are_each_named_once_with_a_depth(spec, message):
+    with pytest.raises(SpiderError, match=re.escape(message)):
+        parse_edges(spec)
 
 
 def test_fixed_selectors():
