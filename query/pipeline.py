@@ -213,6 +213,10 @@ def answer_query(
     if method not in FIRST_STAGE:
         raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     graph = method in GRAPH_METHODS
+    notes = []
+    if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
+        notes.append(f"-c capped at -k: {k} seeds explored, not {c} (seeds stay in the top-{k})")
+        c = k
     if graph and not 1 <= c <= k <= n:
         raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
     ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
@@ -221,4 +225,6 @@ def answer_query(
         results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
         return Answer(repo, snapshot, method, k, results, ranking.seconds, ranking.model)
-    return graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
+    answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
+    answer.notes += notes
+    return answer

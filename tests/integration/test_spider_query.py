@@ -164,9 +164,22 @@ def test_without_edges_the_expansion_is_contains_and_invokes(shop):
     assert answer["edges"] == "contains:4,invokes:2"
 
 
+@pytest.mark.parametrize("args", [("-k", "3"), ("-k", "3", "-c", "9")], ids=["default c", "c given"])
+def test_more_seeds_than_results_are_capped_at_k_and_said(shop, args):
+    answer = answer_of(ISSUE, "--repo", shop, "--selector", "all", "-n", "50", *args)
+    table = spider_query(ISSUE, "--repo", shop, "--selector", "none", "-n", "50", *args)
+
+    assert sum(r["verdict"] == "seed" for r in answer["results"]) == answer["summary"]["seeds"] == 3
+    assert any(note.startswith("-c capped at -k: 3 seeds") for note in answer["notes"])
+    assert table.returncode == 0 and len(re.findall(r"^\d+ ", table.stdout, re.MULTILINE)) == 3
+    assert "note: -c capped at -k: 3 seeds" in table.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (("--edges", "calls:2"), "unknown relationship type 'calls'"),
-    (("-c", "9", "-k", "4"), "need 1 <= c <= k <= n"),
+    (("-k", "60", "-n", "50"), "need 1 <= c <= k <= n"),
+    (("--edges", "contains:4,contains:2"), "--edges names contains twice"),
+    (("--edges", "invokes"), "--edges type invokes has no depth: write TYPE:DEPTH"),
     (("--selector", "anthropic"), "needs ANTHROPIC_API_KEY"),
     (("--selector", "openai"), "needs SPIDER_OPENAI_BASE_URL"),
 ])
