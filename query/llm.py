@@ -218,11 +218,15 @@ class AnswerCache:
         return hashlib.sha256(material.encode()).hexdigest()
 
     def get(self, key: str) -> Completion | None:
+        """The stored answer; None when there is none or the file holds no answer (the call is made again)."""
         path = self.directory / f"{key}.json"
         try:
-            return Completion(**json.loads(path.read_text()))
-        except (OSError, ValueError, TypeError):
+            stored = Completion(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError, RecursionError):
             return None
+        if not isinstance(stored.text, str):
+            return None
+        return Completion(stored.text, _count(stored.tokens_in), _count(stored.tokens_out))
 
     def put(self, key: str, completion: Completion) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

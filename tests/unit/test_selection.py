@@ -172,3 +172,13 @@ def test_a_bad_issue_token_budget_is_one_line(monkeypatch, value, tmp_path):
     monkeypatch.setenv("SPIDER_LLM_ISSUE_TOKENS", value)
     with pytest.raises(SpiderError, match="SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens"):
         LLMSelector(ScriptedBackend(""), AnswerCache(tmp_path))
+
+
+@pytest.mark.parametrize("stored", ['{"text": 5, "tokens_in": "1", "tokens_out": 1}', "[" * 100_000])
+def test_a_cache_file_that_is_no_answer_is_a_miss(tmp_path, stored):
+    selector = LLMSelector(ScriptedBackend('{"selected": ["a.py:f"]}'), AnswerCache(tmp_path))
+    key = selector.cache.key(selector.backend, system_prompt(request()), user_prompt(request()))
+    (tmp_path / f"{key}.json").write_text(stored)
+
+    decision = selector.decide(request())
+    assert decision.status == "ok" and decision.admitted == ["a.py:f"] and not decision.cached
