@@ -15,7 +15,7 @@ from query.select import Candidate, SelectionRequest
 CODE_LIMIT = 1500
 TRUNCATED = "... [truncated]"
 # An answer of at most MAX_TOKENS (1,024) tokens holds some 4,000 characters; a longer one is not an answer, and
-# trying each of its "{" as the start of JSON costs time that grows with the square of its length (0.1 s at 16,000).
+# trying each of its "{" as the start of JSON costs time that grows with the square of its length (0.2 s at 16,000).
 ANSWER_LIMIT = 16_000
 
 SYSTEM = """You are a code localization agent. You examine the graph neighbourhood of one function (the center) \
