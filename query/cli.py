@@ -44,7 +44,7 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
 @click.option("-n", "n", type=click.IntRange(1, 5000), default=500, show_default=True,
               help="spider/spisr: candidate pool; neighbours outside the first-stage top-n are dropped (Stage 1).")
 @click.option("-c", "c", type=click.IntRange(1, 100), default=5, show_default=True,
-              help="spider/spisr: seeds, the top-c results whose graph neighbourhoods are explored.")
+              help="spider/spisr: seeds, the top-c results whose graph neighbourhoods are explored (at most k).")
 @click.option("--edges", default=edges_label(DEFAULT_EDGES), show_default=True, metavar="TYPE:DEPTH,...",
               help="spider/spisr: relationship types to expand along, each with its depth (1-6), e.g. "
                    "contains:4,invokes:2. Types: contains, invokes, imports, inherits.")

@@ -8,6 +8,7 @@ flood the neighbourhood, so INVOKES neighbours are capped at the `invokes_cap` b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import cypher
@@ -35,20 +36,22 @@ class Neighbour:
 
 
 def parse_edges(spec: str) -> dict[Rel, int]:
-    """`contains:4,invokes:2` -> {CONTAINS: 4, INVOKES: 2}; a type without depth gets its paper default."""
+    """`contains:4,invokes:2` -> {CONTAINS: 4, INVOKES: 2}; each type once, each with its depth."""
     edges: dict[Rel, int] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
-        name, _, depth = part.partition(":")
+        name, _, depth = (text.strip() for text in part.partition(":"))
         try:
-            rel = Rel(name.strip().upper())
+            rel = Rel(name.upper())
         except ValueError:
-            raise SpiderError(f"unknown relationship type {name.strip()!r} in --edges "
+            raise SpiderError(f"unknown relationship type {name!r} in --edges "
                               f"(choose from {', '.join(r.value.lower() for r in Rel)})") from None
+        if rel in edges:
+            raise SpiderError(f"--edges names {rel.value.lower()} twice (give each type once, with one depth)")
         if not depth:
-            edges[rel] = 2 if rel is Rel.INVOKES else 4
-            continue
-        if not depth.strip().isdigit() or not 1 <= int(depth) <= MAX_DEPTH:
-            raise SpiderError(f"depth of {name.strip()} in --edges must be a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
+            raise SpiderError(f"--edges type {rel.value.lower()} has no depth: write TYPE:DEPTH, "
+                              f"e.g. {rel.value.lower()}:{DEFAULT_EDGES.get(rel, 2)}")
+        if not re.fullmatch(r"[0-9]{1,9}", depth) or not 1 <= int(depth) <= MAX_DEPTH:
+            raise SpiderError(f"depth of {name} in --edges must be a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
         edges[rel] = int(depth)
     if not edges:
         raise SpiderError("--edges names no relationship type (e.g. contains:4,invokes:2)")

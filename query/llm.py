@@ -7,27 +7,33 @@ answer, drop ids that were not offered, and turn every failure into a Decision t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 import httpx
 
 from indexer.cache_files import write_atomically
 from indexer.errors import SpiderError
 from indexer.settings import spider_home
-from query.prompt import MalformedAnswer, parse_selection, system_prompt, user_prompt
+from query.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
 from query.select import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024
-RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections
+RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections, within SPIDER_LLM_TIMEOUT
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+# Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS,
+# estimated at CHARS_PER_TOKEN characters each (English prose and code run 3.5-4.5), and the answer says so.
+ISSUE_TOKENS = 4_000
+CHARS_PER_TOKEN = 4
 
 
 def timeout_seconds() -> float:
@@ -40,6 +46,14 @@ def timeout_seconds() -> float:
     if not 0 < seconds < math.inf:
         raise SpiderError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
     return seconds
+
+
+def issue_tokens() -> int:
+    """SPIDER_LLM_ISSUE_TOKENS: how much of the issue each selector call may send (unset or empty: ISSUE_TOKENS)."""
+    value = os.environ.get("SPIDER_LLM_ISSUE_TOKENS") or str(ISSUE_TOKENS)
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
+        raise SpiderError(f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -64,8 +78,37 @@ class Backend(Protocol):
     def complete(self, system: str, user: str) -> Completion: ...
 
 
+class _Retryable(Exception):
+    """An attempt that failed in a way a later one may not (429, 5xx, a dropped connection)."""
+
+    def __init__(self, status: str, detail: str, retry_after: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.retry_after = retry_after
+
+
+def _within_deadline(limit: float, attempt: Callable[[float], Completion]) -> Completion:
+    """`attempt(seconds_left)` until it answers, retried up to RETRIES times with back-off, all within `limit`
+    seconds: the limit bounds the whole call, back-off included, and each attempt gets what is left of it. An
+    attempt raises TimeoutError when its time ran out, _Retryable when another attempt may succeed."""
+    deadline = time.monotonic() + limit
+    for tries in range(RETRIES + 1):
+        try:
+            return attempt(deadline - time.monotonic())
+        except TimeoutError:
+            raise LLMFailure("timeout", f"no answer within {limit:g}s") from None
+        except _Retryable as failure:
+            if tries == RETRIES:
+                raise LLMFailure(failure.status, f"{failure} after {RETRIES} retries") from None
+            pause = _backoff(tries, failure.retry_after)
+            if time.monotonic() + pause >= deadline:
+                raise LLMFailure("timeout", f"no answer within {limit:g}s (last attempt: {failure})") from None
+            time.sleep(pause)
+    raise AssertionError("unreachable")
+
+
 class AnthropicBackend:
-    """The Messages API. The SDK retries 429/5xx itself, honouring retry-after; ANTHROPIC_BASE_URL redirects it."""
+    """The Messages API through the SDK (ANTHROPIC_BASE_URL redirects it); retries are ours, within the timeout."""
 
     provider = "anthropic"
 
@@ -73,32 +116,44 @@ class AnthropicBackend:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
         self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        self.timeout = timeout_seconds()
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
 
-        self.client = anthropic.Anthropic(timeout=timeout_seconds(), max_retries=RETRIES)
+        self.client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
 
     def complete(self, system: str, user: str) -> Completion:
+        return _within_deadline(self.timeout, lambda seconds_left: self._attempt(system, user, seconds_left))
+
+    def _attempt(self, system: str, user: str, seconds_left: float) -> Completion:
         import anthropic  # loaded by __init__: this only names it
 
         try:
             message = self.client.messages.create(
                 model=self.model, max_tokens=MAX_TOKENS, temperature=TEMPERATURE, system=system,
-                messages=[{"role": "user", "content": user}],
+                messages=[{"role": "user", "content": user}], timeout=seconds_left,
             )
         except anthropic.APITimeoutError:
-            raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
-        except anthropic.RateLimitError as exc:
-            raise LLMFailure("rate limited", f"HTTP 429 after {RETRIES} retries: {_first_line(exc)}") from None
+            raise TimeoutError from None
         except anthropic.APIStatusError as exc:
-            raise LLMFailure("API error", f"HTTP {exc.status_code}: {_first_line(exc)}") from None
+            detail = f"HTTP {exc.status_code}: {_first_line(exc)}"
+            if exc.status_code == 429 or exc.status_code >= 500:
+                status = "rate limited" if exc.status_code == 429 else "API error"
+                raise _Retryable(status, detail, exc.response.headers.get("retry-after")) from None
+            raise LLMFailure("API error", detail) from None
         except anthropic.APIConnectionError as exc:
-            raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
-        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-        return Completion(text, message.usage.input_tokens, message.usage.output_tokens)
+            raise _Retryable("API error", f"connection failed: {_first_line(exc)}") from None
+        except (ValueError, RecursionError):  # the SDK decodes the reply's JSON itself
+            raise LLMFailure("API error", "the endpoint's reply is not JSON") from None
+        try:  # the SDK builds `message` from the reply without checking it
+            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        except (AttributeError, TypeError):
+            raise LLMFailure("API error", "the endpoint's reply is not a Messages API message") from None
+        usage = getattr(message, "usage", None)
+        return Completion(text, _count(getattr(usage, "input_tokens", 0)), _count(getattr(usage, "output_tokens", 0)))
 
 
 class OpenAIBackend:
-    """POST {base}/chat/completions, with retries and backoff on 429, 5xx and dropped connections."""
+    """POST {base}/chat/completions, retried with back-off on 429, 5xx and dropped connections, within the timeout."""
 
     provider = "openai"
 
@@ -110,37 +165,36 @@ class OpenAIBackend:
         if not self.model:
             raise SpiderError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
         headers = {"Authorization": f"Bearer {os.environ['SPIDER_OPENAI_API_KEY']}"} if os.environ.get("SPIDER_OPENAI_API_KEY") else {}
-        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout_seconds())
+        self.timeout = timeout_seconds()
+        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=self.timeout)
 
     def complete(self, system: str, user: str) -> Completion:
         body = {"model": self.model, "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
-        for attempt in range(RETRIES + 1):
-            try:
-                response = self.client.post("chat/completions", json=body)
-            except httpx.TimeoutException:
-                raise LLMFailure("timeout", f"no answer within {timeout_seconds():g}s") from None
-            except httpx.TransportError as exc:
-                if attempt == RETRIES:
-                    raise LLMFailure("API error", f"connection failed: {_first_line(exc)}") from None
-                time.sleep(_backoff(attempt, None))
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                if attempt == RETRIES:
-                    status = "rate limited" if response.status_code == 429 else "API error"
-                    raise LLMFailure(status, f"HTTP {response.status_code} after {RETRIES} retries")
-                time.sleep(_backoff(attempt, response.headers.get("retry-after")))
-                continue
-            if response.status_code != 200:
-                raise LLMFailure("API error", f"HTTP {response.status_code}: {response.text[:120]}")
-            try:
-                payload = response.json()
-                text = payload["choices"][0]["message"]["content"] or ""
-            except (ValueError, KeyError, IndexError, TypeError):
-                raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
-            usage = payload.get("usage") or {}
-            return Completion(text, usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
-        raise AssertionError("unreachable")
+        return _within_deadline(self.timeout, lambda seconds_left: self._attempt(body, seconds_left))
+
+    def _attempt(self, body: dict, seconds_left: float) -> Completion:
+        try:
+            response = self.client.post("chat/completions", json=body, timeout=seconds_left)
+        except httpx.TimeoutException:
+            raise TimeoutError from None
+        except httpx.TransportError as exc:
+            raise _Retryable("API error", f"connection failed: {_first_line(exc)}") from None
+        if response.status_code == 429 or response.status_code >= 500:
+            status = "rate limited" if response.status_code == 429 else "API error"
+            raise _Retryable(status, f"HTTP {response.status_code}", response.headers.get("retry-after"))
+        if response.status_code != 200:
+            raise LLMFailure("API error", f"HTTP {response.status_code}: {response.text[:120]}")
+        try:
+            payload = response.json()
+            text = payload["choices"][0]["message"]["content"] or ""
+        except (ValueError, RecursionError, KeyError, IndexError, TypeError):
+            raise LLMFailure("API error", "the endpoint's reply is not a chat completion") from None
+        if not isinstance(text, str):
+            raise LLMFailure("API error", "the endpoint's reply is not a chat completion (content is no text)")
+        usage = payload.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
@@ -148,6 +202,11 @@ def _backoff(attempt: int, retry_after: str | None) -> float:
         return min(float(retry_after), 30.0) if retry_after is not None else min(0.5 * 2**attempt, 8.0)
     except ValueError:
         return min(0.5 * 2**attempt, 8.0)
+
+
+def _count(tokens: object) -> int:
+    """A token count as the endpoint reported it, or 0 when it is not one (the answer is still used)."""
+    return tokens if type(tokens) is int and tokens >= 0 else 0
 
 
 def _first_line(exc: Exception) -> str:
@@ -169,11 +228,15 @@ class AnswerCache:
         return hashlib.sha256(material.encode()).hexdigest()
 
     def get(self, key: str) -> Completion | None:
+        """The stored answer; None when there is none or the file holds no answer (the call is made again)."""
         path = self.directory / f"{key}.json"
         try:
-            return Completion(**json.loads(path.read_text()))
-        except (OSError, ValueError, TypeError):
+            stored = Completion(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError, RecursionError):
             return None
+        if not isinstance(stored.text, str):
+            return None
+        return Completion(stored.text, _count(stored.tokens_in), _count(stored.tokens_out))
 
     def put(self, key: str, completion: Completion) -> None:
         write_atomically(self.directory / f"{key}.json", json.dumps(completion.__dict__).encode())
@@ -187,11 +250,13 @@ class LLMSelector:
         self.backend = backend
         self.cache = cache or AnswerCache()
         self.name = f"{backend.provider} ({backend.model})"
+        self.issue_chars = issue_tokens() * CHARS_PER_TOKEN
 
     def decide(self, request: SelectionRequest) -> Decision:
         offered = [c.id for c in request.candidates]
         decision = Decision(request.seed.id, offered)
-        system, user = system_prompt(request), user_prompt(request)
+        issue, decision.issue_cut = issue_excerpt(request.issue, self.issue_chars)
+        system, user = system_prompt(request), user_prompt(dataclasses.replace(request, issue=issue))
         key = self.cache.key(self.backend, system, user)
         completion = self.cache.get(key)
         decision.cached = completion is not None

@@ -194,6 +194,11 @@ def graph_answer(
         "tokens_in": sum(d.tokens_in for d in fresh), "tokens_out": sum(d.tokens_out for d in fresh),
     }
     notes = []
+    cut = max((d.issue_cut for d in decisions), default=0)
+    if cut:
+        whole = len(issue.strip())
+        notes.append(f"the selector read the first {whole - cut:,} of the issue's {whole:,} characters "
+                     "(SPIDER_LLM_ISSUE_TOKENS caps what each call sends)")
     if not selector.uses_budget:
         notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
     return Answer(repo, snapshot, method, k, results, seconds, ranking.model, selector.name, edges_label(edges),
@@ -208,6 +213,10 @@ def answer_query(
     if method not in FIRST_STAGE:
         raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     graph = method in GRAPH_METHODS
+    notes = []
+    if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
+        notes.append(f"-c capped at -k: {k} seeds explored, not {c} (seeds stay in the top-{k})")
+        c = k
     if graph and not 1 <= c <= k <= n:
         raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
     ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
@@ -216,4 +225,6 @@ def answer_query(
         results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
         return Answer(repo, snapshot, method, k, results, ranking.seconds, ranking.model)
-    return graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
+    answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
+    answer.notes += notes
+    return answer

@@ -51,6 +51,7 @@ class Decision:
     tokens_out: int = 0
     seconds: float = 0.0  # set by decide_all
     cached: bool = False
+    issue_cut: int = 0  # characters of the issue left out of the prompt (LLM selectors cap it at a token budget)
 
 
 class Selector(Protocol):

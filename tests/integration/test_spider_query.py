@@ -13,7 +13,7 @@ import pytest
 from indexer.graph_store import GraphStore
 from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
-from tests.fixtures.llm_server import FakeLLM, Reply, Seen
+from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON
 
 pytestmark = pytest.mark.integration
@@ -77,7 +77,7 @@ def test_selector_all_is_the_ceiling_and_is_flagged(shop):
 
 def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
     def admit_every_offered(seen: Seen, attempt: int) -> Reply:
-        return Reply(json.dumps({"selected": re.findall(r"^### \[nbr_\d+\] (\S+)$", seen.user, re.MULTILINE)}))
+        return Reply(json.dumps({"selected": fenced_ids(seen.user)}))
 
     with FakeLLM(admit_every_offered) as server:
         env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
@@ -92,7 +92,7 @@ def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
     assert len(graph) == summary["admitted"] == summary["displaced"] == len(answer["displaced"]) >= 1
     assert summary["calls"] == len(answer["calls"]) == len(server.requests) <= 2
     for seen in server.requests:  # the selector reads the code of the seed and of every neighbour from the graph
-        blocks = re.split(r"^### \[(?:center|nbr_\d+)\] \S+$", seen.user, flags=re.MULTILINE)[1:]
+        blocks = re.split(r"^### \[(?:center|nbr_\d+)\]$", seen.user, flags=re.MULTILINE)[1:]
         assert blocks and all(re.search(r"^\s*def \w+\(", b, re.MULTILINE) for b in blocks)
     assert summary["tokens_in"] == sum(c["tokens_in"] for c in answer["calls"]) > 0
     check_explained(answer)
@@ -116,6 +116,34 @@ def test_a_failing_seed_call_costs_only_that_seed(shop, tmp_path):
     assert "selector anthropic" in result.stdout.splitlines()[-1]
 
 
+def test_a_deeply_nested_answer_costs_only_that_seed(shop, tmp_path):
+    def second_seed_nests(seen: Seen, attempt: int) -> Reply:
+        return Reply('{"selected": ' + "[" * 1_000 if "(2/2)" in seen.user else '{"selected": []}')
+
+    with FakeLLM(second_seed_nests) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
+        answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic", *GRAPH_ARGS, env=env)
+
+    assert [c["status"] for c in answer["calls"]] == ["ok", "malformed answer"] and len(answer["results"]) == 4
+    assert answer["calls"][1]["admitted"] == [] and answer["summary"]["failed_calls"] == 1
+
+
+def test_a_long_issue_is_cut_for_the_selector_and_the_answer_says_so(shop, tmp_path):
+    with FakeLLM(lambda seen, attempt: Reply('{"selected": []}')) as server:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path),
+               "SPIDER_LLM_ISSUE_TOKENS": "50"}
+        long_issue = ISSUE + "\n\n" + "the order total is wrong again. " * 2_000
+        answer = answer_of(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
+        table = spider_query(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
+
+    assert all(ISSUE in seen.user and len(seen.user) < 64_000 // 4 for seen in server.requests)
+    assert all(call["issue_cut"] > 60_000 for call in answer["calls"])
+    whole = len(long_issue.strip())
+    read = whole - answer["calls"][0]["issue_cut"]
+    assert f"the selector read the first {read:,} of the issue's {whole:,} characters" in answer["notes"][0]
+    assert "note: the selector read the first" in table.stdout
+
+
 def test_spisr_expands_the_bm25_ranking(shop):
     bm25 = answer_of(ISSUE, "--repo", shop, "--method", "bm25", "-k", "4")
     answer = answer_of(ISSUE, "--repo", shop, "--method", "spisr", "--selector", "all", *GRAPH_ARGS)
@@ -136,9 +164,22 @@ def test_without_edges_the_expansion_is_contains_and_invokes(shop):
     assert answer["edges"] == "contains:4,invokes:2"
 
 
+@pytest.mark.parametrize("args", [("-k", "3"), ("-k", "3", "-c", "9")], ids=["default c", "c given"])
+def test_more_seeds_than_results_are_capped_at_k_and_said(shop, args):
+    answer = answer_of(ISSUE, "--repo", shop, "--selector", "all", "-n", "50", *args)
+    table = spider_query(ISSUE, "--repo", shop, "--selector", "none", "-n", "50", *args)
+
+    assert sum(r["verdict"] == "seed" for r in answer["results"]) == answer["summary"]["seeds"] == 3
+    assert any(note.startswith("-c capped at -k: 3 seeds") for note in answer["notes"])
+    assert table.returncode == 0 and len(re.findall(r"^\d+ ", table.stdout, re.MULTILINE)) == 3
+    assert "note: -c capped at -k: 3 seeds" in table.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (("--edges", "calls:2"), "unknown relationship type 'calls'"),
-    (("-c", "9", "-k", "4"), "need 1 <= c <= k <= n"),
+    (("-k", "60", "-n", "50"), "need 1 <= c <= k <= n"),
+    (("--edges", "contains:4,contains:2"), "--edges names contains twice"),
+    (("--edges", "invokes"), "--edges type invokes has no depth: write TYPE:DEPTH"),
     (("--selector", "anthropic"), "needs ANTHROPIC_API_KEY"),
     (("--selector", "openai"), "needs SPIDER_OPENAI_BASE_URL"),
 ])
