@@ -134,7 +134,7 @@ def _plural(count: int, noun: str) -> str:
 def print_summary(report: IndexReport) -> None:
     state = "already indexed (nothing changed)" if report.already_indexed else "indexed"
     total = f" in {report.seconds['total']:.1f} s" if "total" in report.seconds else ""
-    click.echo(f"{state} {report.repo} @ {report.snapshot} ({report.rev}){total}")
+    click.echo(printable(f"{state} {report.repo} @ {report.snapshot} ({report.rev}){total}"))
     skipped = sum(report.skipped.values())
     line = f"  files: {report.files_parsed:,} parsed, {skipped:,} skipped"
     if skipped:
@@ -226,12 +226,7 @@ def print_file_lists(report: IndexReport) -> None:
         if files:
             click.echo(f"  {heading}:")
             for path, why in files:
-                click.echo(f"    {_printable(path)}: {why}")
-
-
-def _printable(path: str) -> str:
-    """A file name as it can be shown on a terminal: control characters (escape sequences) escaped."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in path)
+                click.echo(f"    {printable(path)}: {why}")
 
 
 def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
@@ -249,14 +244,15 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
         state = store.snapshot_state(name, commit.sha)
     if is_indexed(state, not no_embed) and not force:
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
-        click.echo(json.dumps(message) if as_json else f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)")
+        click.echo(json.dumps(message) if as_json
+                   else printable(f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)"))
         return
     job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model, full=full)
     queued = result is not None
     click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha, "already_queued": not queued})
                if as_json else
-               f"{'enqueued' if queued else 'already being indexed by'} job {job_id}: {name} @ {commit.sha[:12]} "
-               f"(follow it with `spider jobs {job_id}`)")
+               printable(f"{'enqueued' if queued else 'already being indexed by'} job {job_id}: {name} @ "
+                         f"{commit.sha[:12]} (follow it with `spider jobs {job_id}`)"))
 
 
 @main.command()
@@ -308,7 +304,8 @@ def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) 
         click.echo(json.dumps(outcomes, indent=2))
     else:
         for o in outcomes:
-            click.echo(f"{o['repo']}: job {o['job']} {o['status']}" + (f": {o['error']}" if o["error"] else ""))
+            line = f"{o['repo']}: job {o['job']} {o['status']}" + (f": {o['error']}" if o["error"] else "")
+            click.echo(printable(line))
     if any(o["status"] == "failed" for o in outcomes):
         sys.exit(1)
 
@@ -476,7 +473,8 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
         if len(matches) > 1:
             raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
         deleted, vectors = delete_snapshot(store, repo, matches[0])
-    click.echo(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+    click.echo(printable(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
+                         "any more)"))
 
 
 @snapshots.command("diff")
@@ -496,7 +494,8 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
     if as_json:
         click.echo(json.dumps({"repo": repo, "old": old_sha, "new": new_sha, **vars(changes)}, indent=2))
         return
-    click.echo(f"{repo}: {old_sha[:12]} -> {new_sha[:12]}" + (" (identical graphs)" if changes.is_empty() else ""))
+    same = " (identical graphs)" if changes.is_empty() else ""
+    click.echo(printable(f"{repo}: {old_sha[:12]} -> {new_sha[:12]}{same}"))
     for kind, keys in vars(changes).items():
         if keys:
             click.echo(f"  {kind.replace('_', ' ')}: {len(keys):,}")
@@ -520,10 +519,11 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
         doomed = [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
         for name, sha in doomed:
             if dry_run:
-                click.echo(f"would delete {name} @ {sha}")
+                click.echo(printable(f"would delete {name} @ {sha}"))
                 continue
             deleted, vectors = delete_snapshot(store, name, sha)
-            click.echo(f"deleted {name} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)")
+            click.echo(printable(f"deleted {name} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
+                                 "any more)"))
     if not doomed:
         click.echo(f"nothing to prune: no repository has more than {keep} complete snapshot(s)")
 

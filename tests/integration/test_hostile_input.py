@@ -57,3 +57,16 @@ def test_terminal_escapes_in_names_are_shown_as_escapes(hostile, tmp_path):
     query.write_text("MATCH (f:File) WHERE f.repo = $repo RETURN DISTINCT f.path AS path")
     listed = run("spider", "cypher", str(query), "--repo", hostile).stdout.decode()
     assert "evil\\x1b[2J" in listed and not any(c in listed for c in "\x1b\x07\r\x9b"), listed
+
+
+def test_what_spider_index_prints_cannot_drive_the_terminal(tmp_path, neo4j_settings):
+    """The summary names the repository and revision the user gave, and --verbose the skipped files."""
+    root, _ = make_repo(tmp_path / "repo", {f"dist/app{ESCAPES}.min.js": "function m(){return 1}\n",
+                                            "app.py": "def run():\n    return 1\n"})
+    name = f"{unique_name()}{ESCAPES}"
+    first = run("spider", "index", str(root), "--repo", name, "--verbose")
+    again = run("spider", "snapshots", "delete", name, "HEAD")  # refused: names no sha prefix, echoing the name
+    for result in (first, again):
+        output = result.stdout + result.stderr
+        assert not any(c in output.decode() for c in "\x1b\x07\r\x9b"), output
+    assert first.returncode == 0 and b"\\x1b]0;owned\\x07" in first.stdout, first.stdout
