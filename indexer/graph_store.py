@@ -109,11 +109,17 @@ class GraphStore:
         self._run(cypher.load("snapshot_begin"), repo=repo, snapshot=snapshot, rev=rev)
 
     def complete_snapshot(self, repo: str, snapshot: str, stats: dict) -> None:
-        """Mark the snapshot complete; an error if it was deleted while it was being indexed (the run's work is
-        gone with it, so it must not report success)."""
-        if not self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, stats=json.dumps(stats)):
-            raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was deleted while it was being indexed: "
-                              "index it again")
+        """Mark the snapshot the write in `stats["versions"]` made complete; an error if it was deleted while it was
+        being indexed (the run's work is gone with it, so it must not report success), or deleted and written again
+        by another run of the same commit (which completes its own, whole, snapshot)."""
+        writer = (stats.get("versions") or {}).get("writer")
+        if not self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, writer=writer,
+                         stats=json.dumps(stats)):
+            if self.snapshot_state(repo, snapshot) is None:
+                raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was deleted while it was being indexed: "
+                                  "index it again")
+            raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was written again by another run while this one "
+                              "indexed it: that run completes it")
 
     def list_snapshots(self, repo: str | None = None) -> list[dict]:
         rows = self._run(cypher.load("snapshots"), repo=repo)

@@ -88,7 +88,7 @@ class IndexReport:
     embedding: dict | None = None  # EmbedStats.to_json(); None when indexed with --no-embed
     seconds: dict = field(default_factory=dict)
     incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
-    versions: dict | None = None  # {seq, head, nodes_closed, nodes_created, relationships_closed, ...}
+    versions: dict | None = None  # {seq, writer, head, nodes_closed, nodes_created, relationships_closed, ...}
     resolution: dict | None = None  # ResolutionRun.to_json(): how many files were resolved again
     # Per file, not kept with the snapshot (tens of thousands of vendored files): None when already indexed
     skipped_files: list[dict] | None = None  # [{path, reason}] of the files counted in `skipped`
@@ -259,7 +259,7 @@ def write_graph(
         new.save(snapshot_cache_dir(repo, report.snapshot) / DIGEST_FILE, token)
         if resolution is not None:
             resolution.save(snapshot_cache_dir(repo, report.snapshot) / STATE_FILE)
-    report.versions = {"seq": seq, "head": head_row["snapshot"] if head_row else None,
+    report.versions = {"seq": seq, "writer": token, "head": head_row["snapshot"] if head_row else None,
                        "nodes_closed": len(diff.close_nodes), "nodes_created": len(diff.create_nodes),
                        "relationships_closed": len(diff.close_edges),
                        "relationships_created": len(diff.create_edges)}

@@ -131,6 +131,25 @@ def test_a_snapshot_deleted_while_it_is_indexed_fails_the_run(tmp_path, store, r
     assert store.snapshot_state(repo_name, shas[0]) is None
 
 
+def test_a_run_whose_snapshot_another_run_wrote_again_does_not_complete_it(tmp_path, store, repo_name, monkeypatch):
+    """Two runs of one commit against a Qdrant server (no single-process store) can interleave: the second deletes
+    the first's incomplete snapshot and writes its own. The first must not then mark that one complete."""
+    root, shas = commits(tmp_path)
+    original = pipeline.write_graph
+
+    def overtaken_after_the_write(store, report, *args, **kwargs):
+        created = original(store, report, *args, **kwargs)
+        monkeypatch.setattr(pipeline, "write_graph", original)
+        index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)  # the other run, whole
+        return created
+
+    monkeypatch.setattr(pipeline, "write_graph", overtaken_after_the_write)
+    with pytest.raises(SpiderError, match="written again by another run"):
+        index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)
+    state = store.snapshot_state(repo_name, shas[0])
+    assert state["complete"]  # the other run's
+
+
 def test_deleting_a_snapshot_frees_its_vectors_before_the_next_writer_starts(tmp_path, store, repo_name, monkeypatch):
     """Else an index run could count on a vector between the delete reading which are used and deleting the rest."""
     root, shas = commits(tmp_path)
