@@ -25,6 +25,9 @@ SHORTEST_SECRET = 8
 # too. A scheme is only looked for where a run of scheme characters starts: linear time on any text (from every
 # position in the run, a long run of letters cost quadratic time: 6 s for 20,000 letters).
 _URI_PASSWORD = re.compile(r"((?<![A-Za-z0-9+.-])[A-Za-z0-9+.-]+://[^\s/?#@:]*:)[^\s/?#]*@")
+# https://TOKEN@host: git hosts take an access token as the user name with no password; a user name of a web URL
+# that long is one (ssh://git@host keeps its login name).
+_HTTP_TOKEN_USER = re.compile(r"((?<![A-Za-z0-9+.-])https?://)[^\s/?#@:]{%d,}@" % SHORTEST_SECRET)
 
 
 def _uri_password(uri: str) -> str:
@@ -45,8 +48,9 @@ def secrets() -> set[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with every URI password and every secret value in use replaced by ***."""
+    """`text` with every URI password, access token in a web URL and secret value in use replaced by ***."""
     text = _URI_PASSWORD.sub(lambda match: f"{match[1]}{MASK}@", text)
+    text = _HTTP_TOKEN_USER.sub(lambda match: f"{match[1]}{MASK}@", text)
     known = sorted(secrets(), key=len, reverse=True)  # longest first: a secret that holds another is masked whole
     return re.sub("|".join(map(re.escape, known)), MASK, text) if known else text
 

@@ -34,6 +34,16 @@ def test_redact_keeps_uris_without_a_password(no_secrets):
     assert redact(text) == text
 
 
+@pytest.mark.parametrize("uri, masked", [
+    ("https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/org/repo.git",
+     f"https://{MASK}@github.com/org/repo.git"),
+    ("http://glpat-abcdefgh12345678@gitlab.example/group/repo", f"http://{MASK}@gitlab.example/group/repo"),
+])
+def test_redact_masks_a_token_given_as_an_http_user(no_secrets, uri, masked):
+    """A clone URL in a manifest may carry its access token as the user name, with no password."""
+    assert redact(f"cannot clone {uri}: denied") == f"cannot clone {masked}: denied"
+
+
 def test_redact_masks_the_secret_settings_wherever_they_appear(no_secrets, monkeypatch, tmp_path):
     monkeypatch.setenv("NEO4J_PASSWORD", "hunter2-neo4j")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-XYZ123")
