@@ -20,12 +20,15 @@ from query.cli import main as spider_query
 from query.eval_cli import main as spider
 
 SECRET = "fuzz-password-5e1f"
+# What the OS can hand a process as argv or environment: no NUL, and undecodable bytes only as Python's
+# surrogate escapes \udc80-\udcff (sampled on their own), never other lone surrogates.
+OS_TEXT = st.characters(exclude_categories=("Cs",), exclude_characters="\x00")
 UNREACHABLE = {"NEO4J_URI": "bolt://127.0.0.1:1", "NEO4J_USER": "neo4j", "NEO4J_PASSWORD": SECRET}
 # Hostile settings: each variable is left as above or set to a bad value (a secret in the URI is never shown).
 SETTINGS = {
-    "NEO4J_URI": st.sampled_from(["bolt://127.0.0.1:1", f"bolt://neo4j:{SECRET}@127.0.0.1:1",
+    "NEO4J_URI": st.sampled_from(["bolt://127.0.0.1:1", f"bolt://neo4j:{SECRET}@127.0.0.1:1", "bolt://\udcff:1",
                                   f"neo4j+s://u:{SECRET}@127.0.0.1:1", "not a uri", "bolt://", "http://[::1"])
-    | st.text(st.characters(exclude_characters="\x00"), min_size=1, max_size=20),  # unset means the local server
+    | st.text(OS_TEXT, min_size=1, max_size=20),  # unset means the local server
     "NEO4J_DATABASE": st.sampled_from(["neo4j", "", "no such db", "-"]),
     "SPIDER_LLM_TIMEOUT": st.sampled_from(["60", "abc", "-3", "0", "nan", "inf", ""]),
     "SPIDER_CYPHER_TIMEOUT": st.sampled_from(["60", "abc", "-3", "0", ""]),
@@ -48,8 +51,8 @@ def arguments(path: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
     """Tokens mixing the command's own option names with arbitrary text, so both parse and fail to parse."""
     options = sorted(opt for param in command_of(path).params for opt in getattr(param, "opts", [])
                      if opt.startswith("-") and opt != "--debug")  # --debug asks for the traceback
-    text = st.text(st.characters(exclude_characters="\x00"), max_size=40)  # nor can argv
-    token = st.sampled_from(["--", *options]) | text | st.sampled_from(["0", "-1", "3", "1e9", "contains:4"])
+    token = st.sampled_from(["--", *options]) | st.text(OS_TEXT, max_size=40) | st.sampled_from(
+        ["0", "-1", "3", "1e9", "contains:4", "\udcff\udcfe"])
     return st.lists(token, max_size=6)
 
 
