@@ -15,7 +15,7 @@ from query.expand import MAX_DEPTH, edges_label, parse_edges
 from query.llm import Completion, LLMSelector
 from query.prompt import ANSWER_LIMIT, MalformedAnswer, parse_selection, user_prompt
 from query.select import Candidate, SelectionRequest
-from tests.fixtures.llm_server import OUR_LINES, fenced_ids, prompt_sections
+from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
 STATUSES = {"ok", "malformed answer"}
 json_values = st.recursive(
@@ -41,16 +41,6 @@ def selection_answers(offered: list[str]) -> st.SearchStrategy[str]:
 
 def answers(offered: list[str]) -> st.SearchStrategy[str]:
     return st.text() | st.builds(json.dumps, json_values) | selection_answers(offered) | nests | huge_numbers
-
-
-class ScriptedBackend:
-    provider, model = "fuzz", "test"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def complete(self, system: str, user: str) -> Completion:
-        return Completion(self.text, 1, 1)
 
 
 class NoCache:

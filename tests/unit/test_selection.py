@@ -13,7 +13,7 @@ from query.expand import parse_edges
 from query.llm import AnswerCache, Completion, LLMSelector
 from query.prompt import CODE_LIMIT, TRUNCATED, MalformedAnswer, fenced, parse_selection, system_prompt, user_prompt
 from query.select import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
-from tests.fixtures.llm_server import OUR_LINES, fenced_ids, prompt_sections
+from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
 
 def request(issue: str = "fix the parser", codes: dict[str, str] | None = None, seed: str = "a.py:seed"
@@ -125,18 +125,6 @@ def test_fixed_selectors():
 def test_hostile_answers_are_malformed_not_a_crash(answer):
     with pytest.raises(MalformedAnswer):
         parse_selection(answer)
-
-
-class ScriptedBackend:
-    """A backend that answers every prompt with one text (no server: the decision path only)."""
-
-    provider, model = "scripted", "test"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def complete(self, system: str, user: str) -> Completion:
-        return Completion(self.text, 1, 1)
 
 
 def test_a_deeply_nested_answer_admits_nothing_for_its_seed(tmp_path):
