@@ -89,8 +89,9 @@ def broker_url() -> str | None:
 
 
 def _positive_int(variable: str, default: int) -> int:
+    """The whole number `variable` holds: ASCII digits only (str.isdigit also takes '²', which int() refuses)."""
     value = os.environ.get(variable) or str(default)
-    if not value.isdigit() or int(value) == 0:
+    if not re.fullmatch(r"[0-9]+", value) or int(value) == 0:
         raise SpiderError(f"{variable} must be a positive whole number, not {value!r}")
     return int(value)
 

@@ -89,7 +89,7 @@ def test_the_bound_comes_from_spider_parse_cache_mb_and_a_bad_one_is_a_one_line_
     monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", "64")
     with parse_cache.open_parse_cache() as cache:
         assert cache.max_bytes == 64 << 20
-    for bad in ("lots", "0", "-5"):
+    for bad in ("lots", "0", "-5", "²"):  # a digit int() does not read
         monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", bad)
         with pytest.raises(SpiderError, match=f"SPIDER_PARSE_CACHE_MB must be a positive whole number, not '{bad}'"):
             parse_cache.open_parse_cache()
