@@ -111,4 +111,3 @@ def parse_selection(text: str) -> list[str]:
                 return value["selected"]
     snippet = " ".join(text.split())[:80]
     raise MalformedAnswer(f"no {{\"selected\": [...]}} object in the answer: {snippet!r}")
-

@@ -72,16 +72,16 @@ class Answer:
         widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-        for item in self.displaced:
-            lines.append(f"displaced: {item.id} ({item.origin} #{item.dense_rank})")
+        below = [f"displaced: {item.id} ({item.origin} #{item.dense_rank})" for item in self.displaced]
         for call in self.calls:
             if call.status != "ok":
-                lines.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
+                below.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
             elif call.ignored:
-                lines.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
-        lines.extend(f"note: {note}" for note in self.notes)
-        lines.append(self.headline())
-        return "\n".join(map(printable, lines))  # ids, paths and notes come from outside: no control characters
+                below.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
+        below.extend(f"note: {note}" for note in self.notes)
+        below.append(self.headline())
+        # ids, paths and notes come from outside: no control characters (the cells above are escaped already)
+        return "\n".join(lines + [printable(line) for line in below])
 
     def headline(self) -> str:
         timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())
