@@ -15,9 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from indexer.codegraph import build_graph  # noqa: E402
-from indexer.graph_schema import Rel  # noqa: E402
-from indexer.parse import parse_file  # noqa: E402
+from spider.indexer.parse.parse_file import parse_file  # noqa: E402
+from spider.indexer.resolve.codegraph import build_graph  # noqa: E402
+from spider.indexer.schema import Rel  # noqa: E402
+
 from tests.fixtures.shop import FIXTURES  # noqa: E402
 
 

@@ -69,8 +69,9 @@ def start_redis() -> tuple[subprocess.Popen, str]:
 
 def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]], tag: str) -> dict:
     """Start the workers of the layout, enqueue every repository, wait for every job."""
-    from indexer import jobs, tasks
-    from indexer.cli import delete_snapshot
+    from spider.indexer.cli.commands import delete_snapshot
+    from spider.indexer.distributed import tasks
+    from spider.indexer.graph import jobs
 
     log = open(Path(tempfile.gettempdir()) / f"spider-bench-worker-{processes}.log", "w")
     layouts = {1: [["parse,write,embed", "all"]], 2: [["embed", "embed"], ["parse,write", "parse"]]}
@@ -117,8 +118,8 @@ def main() -> None:
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server is not installed (deploy/quickstart.sh --setup-only installs it)")
     server, broker = start_redis()
-    os.environ["SPIDER_BROKER_URL"] = broker  # before indexer.tasks is imported: the app reads it once
-    from query.evaluate import find_repository
+    os.environ["SPIDER_BROKER_URL"] = broker  # before indexer.distributed.tasks is imported: the app reads it once
+    from spider.query.evaluation.run import find_repository
 
     commits = newest_base_commits(args.repo)
     sources = {repo: (find_repository(args.repos, repo), commit) for repo, commit in commits.items()}

@@ -55,16 +55,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-
-from indexer import neo4j_local  # noqa: E402
-from indexer.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
-from indexer.graph_schema import Label  # noqa: E402
-from indexer.graph_store import GraphStore  # noqa: E402
-from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
-from indexer.settings import snapshot_cache_dir  # noqa: E402
-from indexer.vectorize import embed_snapshot  # noqa: E402
-from indexer.vectors import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
-from indexer.walk import open_commit, select_files  # noqa: E402
+from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.graph.store import GraphStore  # noqa: E402
+from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from spider.indexer.schema import Label  # noqa: E402
+from spider.indexer.settings import snapshot_cache_dir  # noqa: E402
+from spider.indexer.source.walk import open_commit, select_files  # noqa: E402
+from spider.indexer.vectors.embed_stage import embed_snapshot  # noqa: E402
+from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
+from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
 
 INSTANCES = Path("/work/shared/bench/instances.jsonl")
 TARGETS = {
@@ -411,9 +410,9 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 
 def phase_der(args) -> dict:
-    from query.bm25 import Bm25Index, snapshot_index
-    from query.dense import snapshot_members
-    from query.results import ranked
+    from spider.query.results import ranked
+    from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
+    from spider.query.retrieve.dense import snapshot_members
 
     result: dict = {"loadavg_start": loadavg(), "k": args.k}
     issues = issues_of(args.name, args.issues)
@@ -533,7 +532,7 @@ def phase_der(args) -> dict:
         finally:
             os.unlink(issue_file)
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", "import query.cli"], cwd=ROOT, capture_output=True)
+        out = subprocess.run([sys.executable, "-c", "import query.cli.ask"], cwd=ROOT, capture_output=True)
         result["python_import_query_cli_s"] = round(time.perf_counter() - t, 3) if out.returncode == 0 else None
     finally:
         result["cleanup"] = cleanup(store, repo, snapshot or open_commit(args.git_dir, args.rev).sha, embedding)
@@ -544,9 +543,9 @@ def phase_der(args) -> dict:
 
 def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None) -> dict:
     """Delete the bench snapshot as `spider snapshots delete` does, then check nothing of it is left."""
-    from indexer.cli import delete_snapshot
-    from indexer.embedding import DEFAULT_MODEL
-    from indexer.model_build import DIM
+    from spider.indexer.cli.commands import delete_snapshot
+    from spider.indexer.vectors.embedding import DEFAULT_MODEL
+    from spider.indexer.vectors.model_build import DIM
 
     nodes, vectors_deleted = delete_snapshot(store, repo, snapshot)
     out: dict = {"graph_nodes_deleted": nodes, "vectors_deleted": vectors_deleted}
@@ -685,7 +684,7 @@ def markdown(doc: dict) -> str:
             out.append("Cold `spider-query --method M --json` processes (imports + Neo4j connect + model load + query), "
                        "alternated: " + "; ".join(f"{m} wall {v['wall_s']} s (median {v['wall_s_median']} s), inner "
                                                   f"{v['reported_seconds'][0]}" for m, v in c.items())
-                       + f". `python -c 'import query.cli'` alone: {d.get('python_import_query_cli_s')} s.\n")
+                       + f". `python -c 'import query.cli.ask'` alone: {d.get('python_import_query_cli_s')} s.\n")
         out.append(f"Cleanup: {d['cleanup']}.\n")
     if doc.get("analysis"):
         out.append("## Analysis\n")

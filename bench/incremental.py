@@ -5,7 +5,7 @@ change: the first commit after --base that changes exactly one parsed source fil
 a repository name of its own (`<repo>-full`, graph only: every file parsed, every node and relationship written,
 as for a repository indexed the first time; its vectors would all be embedded afresh, as points are keyed by
 repository, so the full run skips the embed stage). The two snapshots must be identical but for the name
-(`indexer.snapshot_diff`). Then the incremental run is repeated --repeat times in this process and as many times
+(`indexer.graph.snapshot_diff`). Then the incremental run is repeated --repeat times in this process and as many times
 as a fresh `spider index` process (what a user waits for), alternating, each after deleting the snapshot.
 
 replay: --replay N consecutive first-parent commits after --base, each indexed incrementally from the one before,
@@ -32,15 +32,14 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-
-from indexer import neo4j_local  # noqa: E402
-from indexer.cli import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
-from indexer.graph_store import GraphStore  # noqa: E402
-from indexer.graph_versions import delete_snapshot  # noqa: E402
-from indexer.languages import language_of  # noqa: E402
-from indexer.parse_cache import GRAPH_FORMAT  # noqa: E402
-from indexer.pipeline import IndexReport, index_repository  # noqa: E402
-from indexer.snapshot_diff import diff_contents, read_contents  # noqa: E402
+from spider.indexer.cli.commands import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
+from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.graph.snapshot_diff import diff_contents, read_contents  # noqa: E402
+from spider.indexer.graph.store import GraphStore  # noqa: E402
+from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
+from spider.indexer.languages import language_of  # noqa: E402
+from spider.indexer.parse.cache import GRAPH_FORMAT  # noqa: E402
+from spider.indexer.pipeline.index import IndexReport, index_repository  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -94,7 +93,7 @@ def repeated_runs(store: GraphStore, args: argparse.Namespace, sha: str) -> dict
     each, the snapshot is deleted (with the vectors no other snapshot uses, so the changed functions are embedded
     again each time)."""
     in_process, cli, embedded = [], [], []
-    command = [sys.executable, "-c", "from query.eval_cli import main; main()", "index", args.git_dir,
+    command = [sys.executable, "-c", "from spider.query.cli.eval import main; main()", "index", args.git_dir,
                "--repo", args.repo, "--rev", sha] + (["--no-embed"] if args.no_embed else [])
 
     def functions_embedded() -> int | None:
@@ -209,8 +208,8 @@ def write_results(result: dict) -> None:
                    "benchmark (vectors are keyed by content), so both runs only reuse."
                    if r["embedding"] and r["embedding"]["embedded"] == 0 else ""), "",
                 "The incremental run resolves again only the files whose reads the commit changed "
-                "(`indexer.resolve_incremental`), writes only the versions the commit changed over the head "
-                "(`indexer.graph_versions`) and embeds only the functions it created; it still loads every file's "
+                "(`indexer.resolve.incremental`), writes only the versions the commit changed over the head "
+                "(`indexer.graph.versions`) and embeds only the functions it created; it still loads every file's "
                 "cached facts (`parse` above).", "",
             ]
         else:

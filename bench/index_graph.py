@@ -5,7 +5,7 @@ For each run (a git dir, a revision, a short name) one fresh Python process meas
 
   (a) raw tree-sitter: all selected blobs read into memory first, then only `parser.parse(bytes)` over every
       file with the grammar its extension maps to (single process, best of --passes);
-  (b) parse+extract: `indexer.parse.parse_file(path, bytes)` over the same in-memory bytes (tree-sitter plus
+  (b) parse+extract: `indexer.parse.parse_file.parse_file(path, bytes)` over the same in-memory bytes (tree-sitter plus
       our extractor, single process, best of --passes); the headline figure is b's MB/s / a's MB/s;
   (c) the pipeline as `spider index` runs it, each stage timed: open_commit, select_files, parse_all (process
       pool of os.cpu_count() workers, blobs read from git inside), graph_of (build + resolve), write_graph
@@ -49,22 +49,21 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import environment  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
-
-from indexer import neo4j_local  # noqa: E402
-from indexer.graph_store import GraphStore  # noqa: E402
-from indexer.graph_versions import delete_snapshot  # noqa: E402
-from indexer.languages import language_of  # noqa: E402
-from indexer.languages.treesitter import parser as ts_parser  # noqa: E402
-from indexer.parse import parse_file  # noqa: E402
-from indexer.pipeline import PARALLEL_MIN_BYTES, IndexReport, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
-from indexer.walk import open_commit, read_blobs, select_files  # noqa: E402
+from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.graph.store import GraphStore  # noqa: E402
+from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
+from spider.indexer.languages import language_of  # noqa: E402
+from spider.indexer.parse.parse_file import parse_file  # noqa: E402
+from spider.indexer.parse.treesitter import parser as ts_parser  # noqa: E402
+from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, IndexReport, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
+from spider.indexer.source.walk import open_commit, read_blobs, select_files  # noqa: E402
 
 MB = 1_000_000
 STAGES = ("open_commit", "select_files", "parse_all", "graph_of", "write_graph")
 
 
 def grammar_for(path: str) -> str:
-    """The grammar the extractor uses for `path` (mirrors indexer.languages.javascript.extract)."""
+    """The grammar the extractor uses for `path` (mirrors indexer.languages.javascript.extract.extract)."""
     language = language_of(path)
     if language == "typescript":
         return "tsx" if PurePosixPath(path).suffix.lower() == ".tsx" else "typescript"
@@ -121,7 +120,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
     for _ in read_blobs(commit.git_dir, sorted({f.blob for f in selection.files})):
         pass
 
-    # (c) the pipeline, stage by stage, exactly as indexer.pipeline.index_repository runs it; --pipeline-passes
+    # (c) the pipeline, stage by stage, exactly as indexer.pipeline.index.index_repository runs it; --pipeline-passes
     # times (a fresh snapshot each, deleted after), reported as the median pass; the first pass also on its own
     # (the Neo4j server's JIT and caches are coldest then).
     stamp = dt.datetime.now().strftime('%Y%m%dT%H%M%S')

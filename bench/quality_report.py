@@ -25,8 +25,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-
-from indexer.embedding import DEFAULT_MODEL  # noqa: E402
+from spider.indexer.vectors.embedding import DEFAULT_MODEL  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 LANGUAGES = ("python", "java", "javascript", "typescript")

@@ -28,14 +28,14 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.graph.store import GraphStore  # noqa: E402
+from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
+from spider.indexer.vectors.store import open_vector_store  # noqa: E402
+from spider.query.expand import edges_label, parse_edges  # noqa: E402
+from spider.query.pipeline import first_stage, graph_answer  # noqa: E402
+from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 
-from indexer import neo4j_local  # noqa: E402
-from indexer.embedding import open_embedder  # noqa: E402
-from indexer.graph_store import GraphStore  # noqa: E402
-from indexer.vectors import open_vector_store  # noqa: E402
-from query.expand import edges_label, parse_edges  # noqa: E402
-from query.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
-from query.pipeline import first_stage, graph_answer  # noqa: E402
 from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402
 
 INSTANCES = ROOT.parent / "shared" / "bench" / "instances.jsonl"

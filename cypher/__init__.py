@@ -1,7 +1,7 @@
 """The Cypher statements spider runs, one named .cypher file each (analysts run the same files).
 
 Labels and relationship types cannot be Cypher parameters; the write statements name them with the
-placeholders __LABEL__, __TYPE__, __SRC__ and __DST__, filled only from indexer.graph_schema enums.
+placeholders __LABEL__, __TYPE__, __SRC__ and __DST__, filled only from indexer.schema enums.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ _DEFAULT = re.compile(r"^//\s*@param\s+(\w+)\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
 def path_of(name: str) -> Path:
-    return DIRECTORY / f"{name}.cypher"
+    """An analyst query's file, else one of spider's own statements (`internal/`)."""
+    analyst = DIRECTORY / f"{name}.cypher"
+    return analyst if analyst.exists() else DIRECTORY / "internal" / f"{name}.cypher"
 
 
 @cache
@@ -43,4 +45,4 @@ def defaults(text: str) -> dict[str, Any]:
 
 
 def names() -> list[str]:
-    return sorted(p.stem for p in DIRECTORY.glob("*.cypher"))
+    return sorted(p.stem for p in (*DIRECTORY.glob("*.cypher"), *DIRECTORY.glob("internal/*.cypher")))

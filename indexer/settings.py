@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from indexer.errors import SpiderError
+from spider.indexer.errors import SpiderError
 
 
 def spider_home_path() -> Path:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import cypher
-from indexer.errors import SpiderError
-from indexer.graph_schema import Rel
-from indexer.graph_store import GraphStore
+from spider import cypher
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.schema import Rel
 
 MAX_DEPTH = 6  # expand.cypher has one branch per depth 1..6
 INVOKES_CAP = 100

@@ -9,19 +9,19 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from indexer.embedding import open_embedder
-from indexer.errors import SpiderError
-from indexer.graph_schema import Rel
-from indexer.graph_store import GraphStore
-from indexer.vectors import VectorStore, open_vector_store
-from query.bm25 import snapshot_index
-from query.dense import dense_ranking
-from query.exchange import exchange
-from query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
-from query.learned import LearnedSelector
-from query.llm import AnthropicBackend, LLMSelector, OpenAIBackend
-from query.results import Answer, Result, function_info, located, ranked
-from query.select import AdmitAll, AdmitNone, Candidate, SelectionRequest, Selector, decide_all
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.schema import Rel
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import VectorStore, open_vector_store
+from spider.query.exchange import exchange
+from spider.query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
+from spider.query.results import Answer, Result, function_info, located, ranked
+from spider.query.retrieve.bm25 import snapshot_index
+from spider.query.retrieve.dense import dense_ranking
+from spider.query.select.learned import LearnedSelector
+from spider.query.select.llm import AnthropicBackend, LLMSelector, OpenAIBackend
+from spider.query.select.stage2 import AdmitAll, AdmitNone, Candidate, SelectionRequest, Selector, decide_all
 
 FIRST_STAGE = {"der": "dense", "bm25": "bm25", "spider": "dense", "spisr": "bm25"}
 METHODS = tuple(FIRST_STAGE)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-import cypher
-from indexer.graph_store import GraphStore
-from indexer.terminal import printable
-from query.select import Decision
+from spider import cypher
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.terminal import printable
+from spider.query.select.stage2 import Decision
 
 
 @dataclass

@@ -15,19 +15,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
-
-import cypher
-from indexer import embedding, graph_versions, jobs, neo4j_local
-from indexer.cypher_gate import run_analyst_query
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from indexer.pipeline import IndexReport, default_repo_name, index_repository, is_indexed
-from indexer.redact import redact, redacted_output
-from indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
-from indexer.snapshot_diff import diff_contents, read_contents
-from indexer.terminal import printable
-from indexer.vectors import open_vector_store
-from indexer.walk import open_commit
+from spider import cypher
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph import jobs, neo4j_local
+from spider.indexer.graph import versions as graph_versions
+from spider.indexer.graph.cypher_gate import run_analyst_query
+from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
+from spider.indexer.redact import redact, redacted_output
+from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
+from spider.indexer.source.walk import open_commit
+from spider.indexer.terminal import printable
+from spider.indexer.vectors import embedding
+from spider.indexer.vectors.store import open_vector_store
 
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
 UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
@@ -231,7 +232,7 @@ def print_file_lists(report: IndexReport) -> None:
 
 def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
                   no_embed: bool, as_json: bool) -> None:
-    from indexer import tasks  # Celery is only imported by the commands that use it
+    from spider.indexer.distributed import tasks  # Celery is only imported by the commands that use it
 
     if not broker_url():
         raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
@@ -260,14 +261,14 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
               help="Queues to consume: parse (tree-sitter, CPU), write (resolve + Neo4j), embed (CPU/GPU).")
 @click.option("--concurrency", "-c", type=click.IntRange(1, 256), help="Worker processes (default: CPU count).")
 @click.option("--name", default="spider@%h", show_default=True,
-              help="Celery node name (%h: host name); health checks ping it (`celery -A indexer.tasks inspect ping -d NAME`).")
+              help="Celery node name (%h: host name); health checks ping it (`celery -A spider.indexer.distributed.tasks inspect ping -d NAME`).")
 @click.option("--loglevel", default="INFO", show_default=True)
 @fail_cleanly
 def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> None:
     """Run a Celery worker for index jobs (needs SPIDER_BROKER_URL; the Neo4j and Qdrant settings must reach
     the same databases as the CLI that enqueues). Tasks are acknowledged late: a worker killed mid-task has its
     task redelivered to another."""
-    from indexer import tasks
+    from spider.indexer.distributed import tasks
 
     if not broker_url():
         raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
@@ -295,8 +296,8 @@ def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) 
     `name`, and `branch` or `revs`). With SPIDER_BROKER_URL the workers fetch each URL into their cache and
     index it (follow with `spider jobs`); without, it all runs here, one repository after another. A repository
     that fails to fetch or index fails its own job; the others go on."""
-    from indexer import org as org_manifest
-    from indexer import tasks
+    from spider.indexer.distributed import tasks
+    from spider.indexer.source import org as org_manifest
 
     specs = org_manifest.load_manifest(manifest)
     outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model)

@@ -1,7 +1,7 @@
 """The indexing pipeline as Celery tasks: a chord of file-batch parse tasks (queue `parse`), then resolve +
-write (queue `write`), then embed (queue `embed`), each recording its progress on the job (`indexer.jobs`).
+write (queue `write`), then embed (queue `embed`), each recording its progress on the job (`indexer.graph.jobs`).
 
-The tasks call the same stage functions as the local run (`indexer.pipeline`), so distributing the work is
+The tasks call the same stage functions as the local run (`indexer.pipeline.index`), so distributing the work is
 configuration: with SPIDER_BROKER_URL (redis://… or amqp://…) set, workers started with `spider worker` do it;
 without it the tasks run eagerly in this process. Payloads are JSON (no pickle on the wire). Tasks are
 acknowledged late and idempotent, so a task whose worker dies is redelivered and redone.
@@ -18,17 +18,12 @@ from celery import Celery, Task, chord
 from celery.result import AsyncResult
 from kombu.exceptions import OperationalError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
-
-from indexer import jobs, neo4j_local
-from indexer.base_snapshot import base_at, choose_base
-from indexer.embedding import open_embedder
-from indexer.errors import SpiderError, StoreBusy
-from indexer.graph_schema import Label
-from indexer.graph_store import GraphStore
-from indexer.org import RepoSpec, materialise
-from indexer.parse import outcome_from_dict, outcome_to_dict
-from indexer.parse_cache import open_parse_cache
-from indexer.pipeline import (
+from spider.indexer.errors import SpiderError, StoreBusy
+from spider.indexer.graph import jobs, neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.parse.cache import open_parse_cache
+from spider.indexer.parse.parse_file import outcome_from_dict, outcome_to_dict
+from spider.indexer.pipeline.index import (
     IndexReport,
     batches,
     collect_outcomes,
@@ -42,9 +37,13 @@ from indexer.pipeline import (
     stored_functions,
     write_graph,
 )
-from indexer.settings import broker_url, visibility_timeout
-from indexer.vectors import open_vector_store
-from indexer.walk import Commit, SourceFile, open_commit, select_files
+from spider.indexer.schema import Label
+from spider.indexer.settings import broker_url, visibility_timeout
+from spider.indexer.source.base_snapshot import base_at, choose_base
+from spider.indexer.source.org import RepoSpec, materialise
+from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import open_vector_store
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
 

@@ -14,10 +14,9 @@ from typing import Any, Iterator
 
 import neo4j
 from neo4j.exceptions import ClientError
-
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from indexer.settings import cypher_timeout
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import cypher_timeout
 
 # Procedures that only describe the graph's schema (labels, types, keys): the only ones an analyst may CALL.
 READ_PROCEDURES = frozenset({

@@ -12,9 +12,8 @@ from __future__ import annotations
 import uuid
 
 from neo4j.exceptions import ConstraintError
-
-from indexer.graph_store import GraphStore
-from indexer.redact import redact
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.redact import redact
 
 STAGES = ("queued", "parsing", "writing", "embedding", "done")
 

@@ -26,9 +26,8 @@ from pathlib import Path
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
-
-from indexer.errors import SpiderError
-from indexer.settings import Neo4jSettings, external_neo4j, spider_home
+from spider.indexer.errors import SpiderError
+from spider.indexer.settings import Neo4jSettings, external_neo4j, spider_home
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
@@ -299,7 +298,7 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
 
 def _launcher_dir() -> Path:
     override = os.environ.get("SPIDER_NEO4J_LAUNCHER_DIR")
-    return Path(override).expanduser() if override else Path(__file__).resolve().parent.parent / "deploy" / "neo4j"
+    return Path(override).expanduser() if override else Path(__file__).resolve().parents[2] / "deploy" / "neo4j"
 
 
 class _PortTaken(Exception):

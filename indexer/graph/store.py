@@ -1,7 +1,7 @@
 """Neo4j access for the indexer and the query layer: schema, batched writes, snapshots, read-only queries.
 
 Everything is scoped by (repo, snapshot): a snapshot's graph is a view of its repository's versioned graph
-(`indexer.graph_versions`), which every query under cypher/ applies. Its Snapshot node is marked complete in a last
+(`indexer.graph.versions`), which every query under cypher/ applies. Its Snapshot node is marked complete in a last
 transaction: readers only trust complete snapshots.
 """
 
@@ -15,11 +15,10 @@ from typing import Any, Callable, Iterator
 
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
-
-import cypher
-from indexer.errors import SpiderError
-from indexer.model import GraphNode
-from indexer.settings import Neo4jSettings
+from spider import cypher
+from spider.indexer.errors import SpiderError
+from spider.indexer.parse.facts import GraphNode
+from spider.indexer.settings import Neo4jSettings
 
 BATCH = 2000
 _SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")

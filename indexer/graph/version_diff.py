@@ -1,4 +1,4 @@
-"""What a new snapshot changes in a repository's versioned graph (`indexer.graph_versions`): the pure part.
+"""What a new snapshot changes in a repository's versioned graph (`indexer.graph.versions`): the pure part.
 
 A relationship joins two node *versions*, so when a node gets a new version every relationship touching it
 gets one too, even if its endpoints' ids and its properties did not change.
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
-from indexer.cache_files import load_tagged, save_tagged
-from indexer.codegraph import CodeGraph
-from indexer.graph_schema import Label
-from indexer.model import GraphNode
+from spider.indexer.cache_files import load_tagged, save_tagged
+from spider.indexer.parse.facts import GraphNode
+from spider.indexer.resolve.codegraph import CodeGraph
+from spider.indexer.schema import Label
 
 EdgeKey = tuple[str, str, str]  # (source id, relationship type, target id)
 

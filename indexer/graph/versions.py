@@ -6,7 +6,7 @@ snapshot written last (the head, `Repository.head`) are open (until = OPEN). A s
 `since <= seq < until`, which every query under cypher/ applies.
 
 Writing snapshot k over the head closes what changed (until = k) and creates the new versions (since = k), with
-the diff of `indexer.graph_diff`: on apache/dubbo a one-file commit is ~20 nodes and ~100 relationships instead
+the diff of `indexer.graph.version_diff`: on apache/dubbo a one-file commit is ~20 nodes and ~100 relationships instead
 of a 118k-entity copy. Earlier snapshots never see a write in progress (their numbers are below k).
 
 One writer per repository at a time: `hold_repository` takes the Repository node's lock in a transaction that
@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from neo4j.exceptions import ConstraintError
-
-import cypher
-from indexer.graph_diff import EdgeKey, GraphDigest, VersionDiff, node_digest
-from indexer.graph_schema import Label
-from indexer.graph_store import BATCH, GraphStore, chunks, node_props, templated
-from indexer.model import GraphNode
-from indexer.settings import snapshot_cache_dir
+from spider import cypher
+from spider.indexer.graph.store import BATCH, GraphStore, chunks, node_props, templated
+from spider.indexer.graph.version_diff import EdgeKey, GraphDigest, VersionDiff, node_digest
+from spider.indexer.parse.facts import GraphNode
+from spider.indexer.schema import Label
+from spider.indexer.settings import snapshot_cache_dir
 
 OPEN = 1 << 62  # `until` of the versions the head holds
 NOTHING = 0  # the head of a repository with nothing written; snapshot numbers start at 1

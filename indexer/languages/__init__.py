@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-from indexer.model import FileFacts
+from spider.indexer.parse.facts import FileFacts
 
 Extractor = Callable[[str, bytes], FileFacts]
 
@@ -43,4 +43,4 @@ def extractor_for(path: str) -> Extractor | None:
     entry = _EXTENSIONS.get(_suffix(path))
     if entry is None:
         return None
-    return import_module(f"indexer.languages.{entry[0]}").extract
+    return import_module(f"spider.indexer.languages.{entry[0]}.extract").extract

@@ -4,7 +4,7 @@ What a file parses to depends only on its path, its bytes (the git blob) and the
 graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder, the tree-sitter grammars; its
 syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses a stale
 result. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
-the base snapshot's (`indexer.pipeline`), never rebuilt.
+the base snapshot's (`indexer.pipeline.index`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
 and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a
@@ -27,14 +27,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
-from indexer.cache_files import write_atomically
-from indexer.graph_schema import Label
-from indexer.model import content_hash, entity_id
-from indexer.parse import UNREADABLE_BLOB, ParseOutcome
-from indexer.settings import PARSE_CACHE_MB, parse_cache_max_mb, spider_home
+from spider.indexer.cache_files import write_atomically
+from spider.indexer.parse.facts import content_hash, entity_id
+from spider.indexer.parse.parse_file import UNREADABLE_BLOB, ParseOutcome
+from spider.indexer.schema import Label
+from spider.indexer.settings import PARSE_CACHE_MB, parse_cache_max_mb, spider_home
 
-_SOURCES = Path(__file__).parent
-_FORMAT_MODULES = ("walk.py", "parse.py", "model.py", "codegraph.py", "graph_schema.py", "languages")
+_SOURCES = Path(__file__).parents[1]  # indexer/
+_FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve/codegraph.py",
+                   "schema.py", "languages")
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 _SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them

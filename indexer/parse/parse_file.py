@@ -5,8 +5,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass, field
 
-from indexer.languages import extractor_for
-from indexer.model import FileFacts, facts_from_dict, facts_to_dict
+from spider.indexer.languages import extractor_for
+from spider.indexer.parse.facts import FileFacts, facts_from_dict, facts_to_dict
 
 UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written

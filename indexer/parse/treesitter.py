@@ -10,9 +10,8 @@ import tree_sitter_java
 import tree_sitter_javascript
 import tree_sitter_python
 import tree_sitter_typescript
-
-from indexer.graph_schema import Label
-from indexer.model import Entity
+from spider.indexer.parse.facts import Entity
+from spider.indexer.schema import Label
 
 Node = tree_sitter.Node
 

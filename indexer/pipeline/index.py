@@ -1,12 +1,12 @@
 """Index one commit: select files -> parse (parallel) -> resolve the graph -> write -> embed -> mark complete.
 
-The stages are plain functions so that the Celery tasks (`indexer.tasks`) and the local, in-process run
+The stages are plain functions so that the Celery tasks (`indexer.distributed.tasks`) and the local, in-process run
 share them; only who calls `parse_batch` differs (a process pool here, workers there).
 
-Incremental indexing: when a snapshot of the repository is already indexed (`indexer.base_snapshot`), files
-unchanged since it are not parsed (their facts come from `indexer.parse_cache`, their nodes' digests from the
-base's), only the files whose reads the commit changed are resolved again (`indexer.resolve_incremental`), only
-the snapshot's difference from the repository's head is written (`indexer.graph_versions`), and only functions the
+Incremental indexing: when a snapshot of the repository is already indexed (`indexer.source.base_snapshot`), files
+unchanged since it are not parsed (their facts come from `indexer.parse.cache`, their nodes' digests from the
+base's), only the files whose reads the commit changed are resolved again (`indexer.resolve.incremental`), only
+the snapshot's difference from the repository's head is written (`indexer.graph.versions`), and only functions the
 head does not hold are embedded. The graph is the full rebuild's.
 """
 
@@ -28,22 +28,22 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Protocol
 
-from indexer.base_snapshot import BaseSnapshot, choose_base
-from indexer.codegraph import CodeGraph, build_graph, keeps_file
-from indexer.embedding import Embedder, open_embedder, open_embedder_in_background
-from indexer.errors import SpiderError
-from indexer.graph_diff import digest_of, version_diff
-from indexer.graph_schema import Label
-from indexer.graph_store import GraphStore
-from indexer.graph_versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
-from indexer.model import FileFacts, GraphEdge, GraphNode
-from indexer.parse import UNREADABLE_BLOB, ParseOutcome, parse_file
-from indexer.parse_cache import GRAPH_FORMAT, open_parse_cache
-from indexer.resolve_incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
-from indexer.settings import snapshot_cache_dir
-from indexer.vectorize import embed_snapshot, recorded_here
-from indexer.vectors import VectorStore, collection_name, open_vector_store
-from indexer.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.graph.version_diff import digest_of, version_diff
+from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
+from spider.indexer.parse.cache import GRAPH_FORMAT, open_parse_cache
+from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode
+from spider.indexer.parse.parse_file import UNREADABLE_BLOB, ParseOutcome, parse_file
+from spider.indexer.resolve.codegraph import CodeGraph, build_graph, keeps_file
+from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
+from spider.indexer.schema import Label
+from spider.indexer.settings import snapshot_cache_dir
+from spider.indexer.source.base_snapshot import BaseSnapshot, choose_base
+from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
+from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
+from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background
+from spider.indexer.vectors.store import VectorStore, collection_name, open_vector_store
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
 BATCH_FILES = 64

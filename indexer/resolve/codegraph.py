@@ -6,9 +6,9 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Callable
 
-from indexer.graph_schema import Label, Rel
-from indexer.model import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
-from indexer.resolve import resolve_edges
+from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
+from spider.indexer.resolve.references import resolve_edges
+from spider.indexer.schema import Label, Rel
 
 ROOT_DIRECTORY = "."  # id of the repository's root Directory node
 

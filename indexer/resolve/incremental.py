@@ -1,6 +1,6 @@
 """Resolve a commit from its base's resolution: only the files whose reads the commit changed are resolved again.
 
-Every file's resolution records what it read (`indexer.resolve`): files, repo-wide method names, other files'
+Every file's resolution records what it read (`indexer.resolve.references`): files, repo-wide method names, other files'
 bases. A commit changes the files whose blobs differ (added, removed, edited) and the method names those files
 define, before or after; a file is resolved again when it changed or read something that changed, and its
 inheritance pass also when it read the bases of a file whose inheritance pass runs again. Every import lookup
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
-from indexer.cache_files import load_tagged, save_tagged
-from indexer.graph_schema import Label
-from indexer.model import FileFacts, GraphEdge
-from indexer.resolve import FileResolution, Read, Resolver, edges_of
+from spider.indexer.cache_files import load_tagged, save_tagged
+from spider.indexer.parse.facts import FileFacts, GraphEdge
+from spider.indexer.resolve.references import FileResolution, Read, Resolver, edges_of
+from spider.indexer.schema import Label
 
 STATE_FILE = "resolution.pickle"
 STATE_VERSION = 2  # of what is pickled: a state saved by another version is not used

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-from indexer.model import FileFacts
+from spider.indexer.parse.facts import FileFacts
 
 _PY_SUFFIXES = (".py", ".pyi")
 _JS_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")

@@ -7,7 +7,7 @@ modules (exports, submodules) and classes (bases included). What cannot be found
 is a method name that is unique in the repo, called on a receiver the scopes do not know (`heuristic`).
 
 Each file's edges are resolved on their own and record what they read (files, the repo-wide method names, other
-files' bases), so that a later commit redoes only the files whose reads it changed (`indexer.resolve_incremental`).
+files' bases), so that a later commit redoes only the files whose reads it changed (`indexer.resolve.incremental`).
 For that, a file's result must not depend on which files were resolved before it: import lookups are memoised only
 when they did not run into a cycle (whose answer depends on where the cycle was entered), and the inheritance pass,
 which walks the bases found so far in file order, memoises nothing across files.
@@ -19,9 +19,20 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
 
-from indexer.graph_schema import Label, Rel, Resolution
-from indexer.model import EXPR, SELF, SUPER, Entity, FileFacts, GraphEdge, Import, RefKind, binds_name, entity_id
-from indexer.module_resolution import Module, ModuleIndex
+from spider.indexer.parse.facts import (
+    EXPR,
+    SELF,
+    SUPER,
+    Entity,
+    FileFacts,
+    GraphEdge,
+    Import,
+    RefKind,
+    binds_name,
+    entity_id,
+)
+from spider.indexer.resolve.modules import Module, ModuleIndex
+from spider.indexer.schema import Label, Rel, Resolution
 
 Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)
 _EXTERNAL = Module("<external>", is_dir=True)  # known to live outside the repo: never guessed at

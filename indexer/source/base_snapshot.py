@@ -8,10 +8,10 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from indexer.parse_cache import GRAPH_FORMAT
-from indexer.walk import Commit, SourceFile, select_files
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.parse.cache import GRAPH_FORMAT
+from spider.indexer.source.walk import Commit, SourceFile, select_files
 
 CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; the fewest changed files wins
 

@@ -19,9 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
-
-from indexer.errors import SpiderError
-from indexer.settings import path_name, spider_home
+from spider.indexer.errors import SpiderError
+from spider.indexer.settings import path_name, spider_home
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
-from indexer.errors import SpiderError
-from indexer.languages import language_of
+from spider.indexer.errors import SpiderError
+from spider.indexer.languages import language_of
 
 MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand
 _VENDORED_DIRS = frozenset({"node_modules", "bower_components", "vendor", "vendored", "third_party", "__generated__"})

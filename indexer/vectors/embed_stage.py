@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from indexer.embedding import Embedder, function_text
-from indexer.graph_schema import Label
-from indexer.model import GraphNode
-from indexer.vectors import VectorStore
+from spider.indexer.parse.facts import GraphNode
+from spider.indexer.schema import Label
+from spider.indexer.vectors.embedding import Embedder, function_text
+from spider.indexer.vectors.store import VectorStore
 
 CHUNK = 512  # texts embedded and inserted together
 

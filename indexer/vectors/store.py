@@ -35,10 +35,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-
-from indexer.cache_files import write_atomically
-from indexer.errors import SpiderError, StoreBusy
-from indexer.settings import spider_home
+from spider.indexer.cache_files import write_atomically
+from spider.indexer.errors import SpiderError, StoreBusy
+from spider.indexer.settings import spider_home
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")

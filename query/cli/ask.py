@@ -6,13 +6,12 @@ import os
 import sys
 
 import click
-
-from indexer import neo4j_local
-from indexer.cli import debug_option, fail_cleanly
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from query.expand import DEFAULT_EDGES, edges_label, parse_edges
-from query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
+from spider.indexer.cli.commands import debug_option, fail_cleanly
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
+from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
 
 def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:

@@ -9,16 +9,15 @@ import time
 from pathlib import Path
 
 import click
-
-from indexer import neo4j_local
-from indexer.cli import fail_cleanly
-from indexer.cli import main as spider
-from indexer.graph_store import GraphStore
-from query.eval_summary import render_markdown, summarize
-from query.evaluate import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
-from query.learned import SHIPPED_MODEL
-from query.pipeline import SELECTORS
-from query.train_selector import train_selector
+from spider.indexer.cli.commands import fail_cleanly
+from spider.indexer.cli.commands import main as spider
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.query.evaluation.run import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
+from spider.query.evaluation.summary import render_markdown, summarize
+from spider.query.evaluation.train_selector import train_selector
+from spider.query.pipeline import SELECTORS
+from spider.query.select.learned import SHIPPED_MODEL
 
 
 @spider.command("eval")

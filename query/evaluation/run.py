@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-import cypher
-from indexer.errors import SpiderError
-from indexer.graph_schema import Rel
-from indexer.graph_store import GraphStore
-from indexer.pipeline import index_repository, is_indexed
-from query.exchange import exchange
-from query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from query.features import FEATURES, request_features
-from query.metrics import Span, all_hits
-from query.pipeline import SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
-from query.results import function_info
-from query.select import AdmitAll, AdmitOracle, Selector, decide_all
+from spider import cypher
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.index import index_repository, is_indexed
+from spider.indexer.schema import Rel
+from spider.query.evaluation.metrics import Span, all_hits
+from spider.query.exchange import exchange
+from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
+from spider.query.pipeline import SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
+from spider.query.results import function_info
+from spider.query.select.features import FEATURES, request_features
+from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, decide_all
 
 KS = (5, 10, 20, 50)
 EDGE_CONFIGS = ("contains:4", "invokes:2", "contains:4,invokes:2")

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from query.metrics import accuracy_at, bootstrap_ci, mrr_at, paired_bootstrap_p, recall_at, sign_flip_p
+from spider.query.evaluation.metrics import (
+    accuracy_at,
+    bootstrap_ci,
+    mrr_at,
+    paired_bootstrap_p,
+    recall_at,
+    sign_flip_p,
+)
 
 BASELINE = "der"
 

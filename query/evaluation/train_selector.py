@@ -22,13 +22,12 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-
-from indexer.errors import SpiderError
-from query.evaluate import read_jsonl
-from query.exchange import exchange
-from query.features import FEATURES
-from query.learned import SelectorModel, Weights
-from query.metrics import recall_at
+from spider.indexer.errors import SpiderError
+from spider.query.evaluation.metrics import recall_at
+from spider.query.evaluation.run import read_jsonl
+from spider.query.exchange import exchange
+from spider.query.select.features import FEATURES
+from spider.query.select.learned import SelectorModel, Weights
 
 THRESHOLD_K = 20
 THRESHOLDS = tuple(float(f"{t:.3g}") for t in np.geomspace(0.002, 0.98, 60))  # a log grid: most proposals score low

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from indexer.embedding import function_text
-from indexer.graph_store import GraphStore
-from indexer.settings import snapshot_cache_dir
-from query.tokenize import code_tokens
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import snapshot_cache_dir
+from spider.indexer.vectors.embedding import function_text
+from spider.query.retrieve.tokenize import code_tokens
 
 if TYPE_CHECKING:
     import bm25s  # imported where an index is built or loaded: it brings scipy (0.1 s to import) into every spider process

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-import cypher
-from indexer.cache_files import write_atomically
-from indexer.embedding import Embedder
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from indexer.settings import snapshot_cache_dir
-from indexer.vectorize import recorded_here
-from indexer.vectors import Members, VectorStore, members_of
+from spider import cypher
+from spider.indexer.cache_files import write_atomically
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import snapshot_cache_dir
+from spider.indexer.vectors.embed_stage import recorded_here
+from spider.indexer.vectors.embedding import Embedder
+from spider.indexer.vectors.store import Members, VectorStore, members_of
 
 _MEMBERS = "function_members.json"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import re
 
-from query.select import Candidate, SelectionRequest
-from query.tokenize import code_tokens
+from spider.query.retrieve.tokenize import code_tokens
+from spider.query.select.stage2 import Candidate, SelectionRequest
 
 FEATURES = (
     "rank_log", "seed_rank_log", "score", "score_gap", "lexical",

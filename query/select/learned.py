@@ -1,4 +1,4 @@
-"""The LLM-free selector: a logistic regression over the cheap features of `query.features`, trained on the
+"""The LLM-free selector: a logistic regression over the cheap features of `query.select.features`, trained on the
 benchmark's dev split by `spider train-selector` and shipped as a small JSON file (its feature list, per first
 stage the standardisation, weights and admission threshold, its version and how it was trained). Deterministic,
 zero tokens, milliseconds per query. SPIDER_LEARNED_MODEL points at another model file (e.g. one trained on
@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.errors import SpiderError
-from query.features import FEATURES, request_features
-from query.select import Decision, SelectionRequest
+from spider.indexer.errors import SpiderError
+from spider.query.select.features import FEATURES, request_features
+from spider.query.select.stage2 import Decision, SelectionRequest
 
-SHIPPED_MODEL = Path(__file__).with_name("models") / "learned_selector.json"
+SHIPPED_MODEL = Path(__file__).with_name("learned_selector.json")
 FORMAT = "spider-learned-selector"
 
 

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 import httpx
-
-from indexer.cache_files import write_atomically
-from indexer.errors import SpiderError
-from indexer.settings import spider_home
-from query.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
-from query.select import Decision, SelectionRequest
+from spider.indexer.cache_files import write_atomically
+from spider.indexer.errors import SpiderError
+from spider.indexer.settings import spider_home
+from spider.query.select.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
+from spider.query.select.stage2 import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from query.select import Candidate, SelectionRequest
+from spider.query.select.stage2 import Candidate, SelectionRequest
 
 CODE_LIMIT = 1500
 TRUNCATED = "... [truncated]"

@@ -12,3 +12,6 @@ settings.register_profile("ci", max_examples=150, deadline=None, suppress_health
 settings.register_profile("long", max_examples=int(os.environ.get("SPIDER_FUZZ_EXAMPLES") or 5_000), deadline=None,
                           suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("SPIDER_FUZZ_PROFILE", "ci"))
+
+# Some fuzz tests index a repository: they use the integration tests' services.
+from tests.integration.conftest import neo4j_settings, spider_home, store, test_embedding_model  # noqa: E402, F401

@@ -15,9 +15,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-
-from query.cli import main as spider_query
-from query.eval_cli import main as spider
+from spider.query.cli.ask import main as spider_query
+from spider.query.cli.eval import main as spider
 
 SECRET = "fuzz-password-5e1f"
 # What the OS can hand a process as argv or environment: no NUL, and undecodable bytes only as Python's

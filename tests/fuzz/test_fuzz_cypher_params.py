@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spider import cypher
+from spider.indexer.cli.commands import main
 
-import cypher
-from indexer.cli import main
-from tests.integration import test_cli
+from tests.integration.indexer.cli import test_cli
 
 pytestmark = pytest.mark.integration
 shop = test_cli.shop  # the indexed Python shop fixture (module scope)

@@ -9,11 +9,10 @@ from functools import cache
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-from indexer.errors import SpiderError
-from query.bm25 import Bm25Index
-from query.cli import read_issue
-from query.tokenize import code_tokens
+from spider.indexer.errors import SpiderError
+from spider.query.cli.ask import read_issue
+from spider.query.retrieve.bm25 import Bm25Index
+from spider.query.retrieve.tokenize import code_tokens
 
 ISSUE_BYTES = st.one_of(
     st.binary(max_size=2_000),

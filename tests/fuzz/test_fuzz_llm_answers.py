@@ -8,13 +8,13 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
+from spider.indexer.errors import SpiderError
+from spider.indexer.schema import Rel
+from spider.query.expand import MAX_DEPTH, edges_label, parse_edges
+from spider.query.select.llm import Completion, LLMSelector
+from spider.query.select.prompt import ANSWER_LIMIT, MalformedAnswer, parse_selection, user_prompt
+from spider.query.select.stage2 import Candidate, SelectionRequest
 
-from indexer.errors import SpiderError
-from indexer.graph_schema import Rel
-from query.expand import MAX_DEPTH, edges_label, parse_edges
-from query.llm import Completion, LLMSelector
-from query.prompt import ANSWER_LIMIT, MalformedAnswer, parse_selection, user_prompt
-from query.select import Candidate, SelectionRequest
 from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
 STATUSES = {"ok", "malformed answer"}

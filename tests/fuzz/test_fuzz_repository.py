@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from indexer.codegraph import keeps_file
-from indexer.parse import ParseOutcome, outcome_to_dict, parse_file
-from indexer.parse_cache import function_hashes
-from indexer.pipeline import IndexReport, graph_of
-from indexer.walk import open_commit, read_blobs, select_files
+from spider.indexer.parse.cache import function_hashes
+from spider.indexer.parse.parse_file import ParseOutcome, outcome_to_dict, parse_file
+from spider.indexer.pipeline.index import IndexReport, graph_of
+from spider.indexer.resolve.codegraph import keeps_file
+from spider.indexer.source.walk import open_commit, read_blobs, select_files
 
 EXTENSIONS = (".py", ".pyi", ".java", ".js", ".jsx", ".mjs", ".ts", ".tsx")
 SNIPPETS = {  # pieces of each language, so that generated text reaches the extractors' deeper paths

@@ -7,11 +7,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Neo4jSettings, external_neo4j
+from spider.indexer.vectors.embedding import register_model
 
-from indexer import neo4j_local
-from indexer.embedding import register_model
-from indexer.graph_store import GraphStore
-from indexer.settings import Neo4jSettings, external_neo4j
 from tests.fixtures.tiny_model import build_tiny_model
 
 TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds

@@ -20,10 +20,9 @@ from functools import cache
 from operator import itemgetter
 
 import tree_sitter
-
-from indexer.graph_schema import Label
-from indexer.languages.treesitter import Node, SourceLines, count_syntax_errors, parse, parser, text
-from indexer.model import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from spider.indexer.parse.facts import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, parse, parser, text
+from spider.indexer.schema import Label
 
 _CLASS_KINDS = {
     "class_declaration": "class",

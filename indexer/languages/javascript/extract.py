@@ -25,8 +25,18 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from indexer.graph_schema import Label
-from indexer.languages.treesitter import (
+from spider.indexer.parse.facts import (
+    EXPR,
+    SELF,
+    SUPER,
+    Export,
+    FileFacts,
+    Import,
+    QualnameRegistry,
+    Reference,
+    RefKind,
+)
+from spider.indexer.parse.treesitter import (
     Node,
     SourceLines,
     count_syntax_errors,
@@ -36,7 +46,7 @@ from indexer.languages.treesitter import (
     parser,
     text,
 )
-from indexer.model import EXPR, SELF, SUPER, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from spider.indexer.schema import Label
 
 _FUNCTIONS = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression", "function",

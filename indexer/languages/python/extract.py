@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 import tree_sitter
-
-from indexer.graph_schema import Label
-from indexer.languages.treesitter import (
+from spider.indexer.parse.facts import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from spider.indexer.parse.treesitter import (
     Node,
     SourceLines,
     count_syntax_errors,
@@ -24,7 +23,7 @@ from indexer.languages.treesitter import (
     parser,
     text,
 )
-from indexer.model import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
+from spider.indexer.schema import Label
 
 _SELF_NAMES = frozenset({"self", "cls"})
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")

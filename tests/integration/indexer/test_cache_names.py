@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from spider.indexer.settings import snapshot_cache_dir
+from spider.indexer.source.org import RepoSpec, materialise
 
-from indexer.org import RepoSpec, materialise
-from indexer.settings import snapshot_cache_dir
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-from tests.integration.test_cli import index_json, run_spider, succeeded, unique_name
-from tests.integration.test_spider_query import ISSUE, spider_query
+from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.query.cli.test_spider_query import ISSUE, spider_query
 
 pytestmark = pytest.mark.integration
 

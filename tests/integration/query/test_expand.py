@@ -7,12 +7,12 @@ import random
 from collections import deque
 
 import pytest
+from spider.indexer.parse.facts import GraphEdge, GraphNode
+from spider.indexer.pipeline.index import IndexReport, index_repository, write_graph
+from spider.indexer.resolve.codegraph import CodeGraph
+from spider.indexer.schema import Label, Rel, Resolution
+from spider.query.expand import expand_neighbourhood
 
-from indexer.codegraph import CodeGraph
-from indexer.graph_schema import Label, Rel, Resolution
-from indexer.model import GraphEdge, GraphNode
-from indexer.pipeline import IndexReport, index_repository, write_graph
-from query.expand import expand_neighbourhood
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
 

@@ -5,16 +5,16 @@ commands spider actually has."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from urllib.parse import urlparse
 
 import kubernetes_validate
 import pytest
 import yaml
+from spider.indexer.cli.commands import main as spider_cli
 
-from indexer.cli import main as spider_cli
-
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 KUBERNETES_VERSION = "1.32"
 SERVICE_ENV = ("NEO4J_URI", "QDRANT_URL", "SPIDER_BROKER_URL")
 
@@ -85,8 +85,8 @@ def test_compose_wiring():
 
 def test_the_image_holds_every_package_spider_installs():
     dockerfile = (DEPLOY / "Dockerfile").read_text()
-    packages = re.search(r'include = \[(.*?)\]', (DEPLOY.parent / "pyproject.toml").read_text()).group(1)
-    for package in re.findall(r'"(\w+)\*"', packages):
+    directories = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    for package in directories.values():
         assert f"COPY {package} {package}" in dockerfile, package
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import cypher
-from indexer.graph_schema import NODE_LABELS, Label, Rel
+from spider import cypher
+from spider.indexer.schema import NODE_LABELS, Label, Rel
 
-SCRIPT = Path(__file__).resolve().parents[2] / "deploy" / "reader-role.cypher"
+SCRIPT = Path(__file__).resolve().parents[3] / "deploy" / "reader-role.cypher"
 
 
 def statements() -> list[str]:

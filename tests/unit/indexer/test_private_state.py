@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import stat
 
-from indexer.cache_files import write_atomically
-from indexer.parse_cache import open_parse_cache
-from indexer.settings import spider_home
-from query.llm import AnswerCache, Completion
+from spider.indexer.cache_files import write_atomically
+from spider.indexer.parse.cache import open_parse_cache
+from spider.indexer.settings import spider_home
+from spider.query.select.llm import AnswerCache, Completion
 
 
 def test_spider_home_is_private(monkeypatch, tmp_path):

@@ -6,9 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from indexer import redact as redaction
-from indexer.redact import MASK, redact
+from spider.indexer import redact as redaction
+from spider.indexer.redact import MASK, redact
 
 
 @pytest.fixture

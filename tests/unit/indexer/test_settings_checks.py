@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from indexer.errors import SpiderError
-from indexer.redact import redact
-from indexer.settings import external_neo4j
-from query.llm import timeout_seconds
+from spider.indexer.errors import SpiderError
+from spider.indexer.redact import redact
+from spider.indexer.settings import external_neo4j
+from spider.query.select.llm import timeout_seconds
 
 
 @pytest.mark.parametrize("value", ["abc", "-5", "0", "nan", "inf", ""])

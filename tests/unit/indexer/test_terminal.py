@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from indexer.cli import render_table
-from indexer.terminal import printable
+from spider.indexer.cli.commands import render_table
+from spider.indexer.terminal import printable
 
 
 @pytest.mark.parametrize("raw, shown", [

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from query.exchange import exchange
+from spider.query.exchange import exchange
 
 
 @st.composite

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.test_cli import index_json, unique_name
-from tests.integration.test_index_graph import IN_SNAPSHOT
+from tests.integration.indexer.cli.test_cli import index_json, unique_name
+from tests.integration.indexer.pipeline.test_index_graph import IN_SNAPSHOT
 
 pytestmark = pytest.mark.integration
 

@@ -13,13 +13,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+from spider import cypher
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import snapshot_cache_dir
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import open_vector_store
+from spider.query.retrieve.dense import snapshot_members
 
-import cypher
-from indexer.embedding import open_embedder
-from indexer.graph_store import GraphStore
-from indexer.settings import snapshot_cache_dir
-from indexer.vectors import open_vector_store
-from query.dense import snapshot_members
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 

@@ -8,9 +8,8 @@ import socket
 import subprocess
 
 import pytest
-
-from indexer import jobs
-from indexer.settings import Neo4jSettings
+from spider.indexer.graph import jobs
+from spider.indexer.settings import Neo4jSettings
 
 pytestmark = pytest.mark.integration
 

@@ -14,16 +14,16 @@ import time
 from pathlib import Path
 
 import pytest
+from spider.indexer.graph import jobs, neo4j_local
+from spider.indexer.pipeline.index import index_repository
+from spider.indexer.settings import external_neo4j
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import open_vector_store
 
-from indexer import jobs, neo4j_local
-from indexer.embedding import open_embedder
-from indexer.pipeline import index_repository
-from indexer.settings import external_neo4j
-from indexer.vectors import open_vector_store
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.test_cli import run_spider, succeeded
-from tests.integration.test_index_graph import read_graph
+from tests.integration.indexer.cli.test_cli import run_spider, succeeded
+from tests.integration.indexer.pipeline.test_index_graph import read_graph
 
 pytestmark = pytest.mark.integration
 

@@ -4,12 +4,14 @@ its job."""
 from __future__ import annotations
 
 import pytest
+from spider.indexer.distributed import tasks
+from spider.indexer.graph import jobs
+from spider.indexer.pipeline import index as pipeline
+from spider.indexer.pipeline.index import index_repository
 
-from indexer import jobs, pipeline, tasks
-from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.test_index_graph import read_graph
+from tests.integration.indexer.pipeline.test_index_graph import read_graph
 
 pytestmark = pytest.mark.integration
 

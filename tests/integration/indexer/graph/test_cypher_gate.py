@@ -14,11 +14,11 @@ from typing import Iterator
 
 import pytest
 from neo4j.exceptions import ClientError
+from spider import cypher
+from spider.indexer.settings import external_neo4j
 
-import cypher
-from indexer.settings import external_neo4j
-from tests.integration import test_cli
-from tests.integration.test_cli import one_line_error, run_spider, succeeded
+from tests.integration.indexer.cli import test_cli
+from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 shop = test_cli.shop  # the indexed Python shop fixture (module scope)
@@ -228,7 +228,7 @@ def test_the_local_server_bounds_transactions_and_confines_imports(store):
 @local_only
 def test_the_reader_role_script_is_valid_cypher_for_this_neo4j(store):
     """Community runs none of it (roles are Enterprise-only) but parses it all: a syntax error would show here."""
-    script = Path(__file__).resolve().parents[2] / "deploy" / "reader-role.cypher"
+    script = Path(__file__).resolve().parents[4] / "deploy" / "reader-role.cypher"
     for statement in cypher.statements(script.read_text()):
         with store.driver.session(database="system") as session:
             try:

@@ -14,15 +14,14 @@ from pathlib import Path
 import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
-
-from indexer import neo4j_local
+from spider.indexer.graph import neo4j_local
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 START_IN_CHILD = """
 import json
-from indexer import neo4j_local
+from spider.indexer.graph import neo4j_local
 settings = neo4j_local.ensure_running()
 print(json.dumps({"uri": settings.uri, "pid": neo4j_local.status()["pid"]}))
 """

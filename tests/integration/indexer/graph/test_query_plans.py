@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-
-import cypher
-from indexer.graph_store import GraphStore, templated
-from indexer.graph_versions import OPEN
+from spider import cypher
+from spider.indexer.graph.store import GraphStore, templated
+from spider.indexer.graph.versions import OPEN
 
 pytestmark = pytest.mark.integration
 
@@ -83,7 +82,7 @@ def misled_planner(store: GraphStore):
 def _statements_keyed_by_id() -> list[tuple[str, str, set[str]]]:
     """(file, statement, the variables it finds by id) of every statement of cypher/ that finds nodes by id."""
     found = []
-    for path in sorted(Path(cypher.__file__).parent.glob("*.cypher")):
+    for path in sorted(Path(cypher.__file__).parent.glob("**/*.cypher")):
         for statement in cypher.statements(templated(path.stem, **PLACEHOLDERS)):
             if keyed := set(KEYED_BY_ID.findall(statement)):
                 found.append((path.stem, statement, keyed))

@@ -10,15 +10,15 @@ import threading
 import time
 
 import pytest
+from spider.indexer.cli.commands import delete_snapshot as delete_snapshot_and_vectors
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.snapshot_diff import read_contents
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.graph.versions import delete_snapshot, hold_repository
+from spider.indexer.pipeline import index as pipeline
+from spider.indexer.pipeline.index import index_repository
+from spider.indexer.vectors.store import VectorStore
 
-from indexer import pipeline
-from indexer.cli import delete_snapshot as delete_snapshot_and_vectors
-from indexer.errors import SpiderError
-from indexer.graph_store import GraphStore
-from indexer.graph_versions import delete_snapshot, hold_repository
-from indexer.pipeline import index_repository
-from indexer.snapshot_diff import read_contents
-from indexer.vectors import VectorStore
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 
@@ -196,9 +196,9 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
-         "from indexer import neo4j_local\n"
-         "from indexer.graph_store import GraphStore\n"
-         "from indexer.graph_versions import hold_repository\n"
+         "from spider.indexer.graph import neo4j_local\n"
+         "from spider.indexer.graph.store import GraphStore\n"
+         "from spider.indexer.graph.versions import hold_repository\n"
          "with hold_repository(GraphStore(neo4j_local.connection_settings()), sys.argv[1]):\n"
          "    print('held', flush=True)\n"
          "    time.sleep(600)\n", repo_name],

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from spider.indexer.graph.snapshot_diff import read_contents
 
-from indexer.snapshot_diff import read_contents
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
 
 pytestmark = pytest.mark.integration
 
@@ -26,9 +26,9 @@ pytestmark = pytest.mark.integration
 # argv[3] ("complete": as the snapshot is about to be marked complete, after every other write).
 KILLER = """
 import os, signal, sys
-from indexer import neo4j_local
-from indexer.graph_store import GraphStore
-from indexer.pipeline import index_repository
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.index import index_repository
 
 path, repo, stage = sys.argv[1:4]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.test_bad_input import _graph
-from tests.integration.test_cli import index_json, one_line_error, run_spider, succeeded, unique_name
-from tests.integration.test_index_graph import IN_SNAPSHOT
+from tests.integration.indexer.cli.test_bad_input import _graph
+from tests.integration.indexer.cli.test_cli import index_json, one_line_error, run_spider, succeeded, unique_name
+from tests.integration.indexer.pipeline.test_index_graph import IN_SNAPSHOT
 
 pytestmark = pytest.mark.integration
 

@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.pipeline.index import index_repository
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import open_vector_store
+from spider.query.retrieve.dense import snapshot_members
 
-from indexer.embedding import open_embedder
-from indexer.pipeline import index_repository
-from indexer.snapshot_diff import diff_contents, read_contents
-from indexer.vectors import open_vector_store
-from query.dense import snapshot_members
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.test_cli import one_line_error, run_spider, succeeded
+from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 
@@ -109,7 +109,7 @@ def test_a_base_written_by_another_graph_format_is_not_used(tmp_path, store, rep
     root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
     index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
     _, second = make_repo(root, {"b.py": "def two():\n    return 2\n"}, "add b")
-    monkeypatch.setattr("indexer.base_snapshot.GRAPH_FORMAT", "another-spider-version")
+    monkeypatch.setattr("spider.indexer.source.base_snapshot.GRAPH_FORMAT", "another-spider-version")
 
     report = index_repository(store, str(root), repo=repo_name, rev=second, embed=False)
 

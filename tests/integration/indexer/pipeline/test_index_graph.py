@@ -5,10 +5,10 @@ from __future__ import annotations
 import posixpath
 
 import pytest
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.graph.versions import delete_snapshot
+from spider.indexer.pipeline.index import index_repository
 
-from indexer.graph_store import GraphStore
-from indexer.graph_versions import delete_snapshot
-from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES, ShopFixture
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from spider.indexer.graph import jobs
+from spider.indexer.settings import path_name
 
-from indexer import jobs
-from indexer.settings import path_name
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.test_cli import run_spider
+from tests.integration.indexer.cli.test_cli import run_spider
 
 pytestmark = pytest.mark.integration
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 
 import pytest
+from spider.indexer.source.walk import open_commit, read_blobs, select_files
 
-from indexer.walk import open_commit, read_blobs, select_files
 from tests.fixtures.gitrepo import make_repo
 
 pytestmark = pytest.mark.integration

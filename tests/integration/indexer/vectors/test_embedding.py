@@ -13,10 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spider.indexer.errors import SpiderError
+from spider.indexer.vectors import embedding, model_build
+from spider.indexer.vectors.embedding import (
+    BATCH_SIZE,
+    function_text,
+    open_embedder,
+    prepare_default_model,
+    register_model,
+)
 
-from indexer import embedding, model_build
-from indexer.embedding import BATCH_SIZE, function_text, open_embedder, prepare_default_model, register_model
-from indexer.errors import SpiderError
 from tests.fixtures.tiny_model import build_tiny_model
 
 CODE = {

@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from qdrant_client import QdrantClient
-
-from indexer.errors import SpiderError
-from indexer.vectors import (
+from spider.indexer.errors import SpiderError
+from spider.indexer.vectors.store import (
     EdgeVectorStore,
     Hit,
     Members,
@@ -40,7 +39,7 @@ DIM = 384
 MODEL = "test-model"
 COLLECTION = collection_name(MODEL, DIM)
 HNSW_POINTS = 8000  # above Edge's default indexing threshold (10,000 KB = 6,667 vectors of 384 floats)
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 
 
 def make_store(kind: str, root: Path) -> VectorStore:
@@ -338,8 +337,8 @@ def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
 
 OPEN_SCRIPT = textwrap.dedent("""
     import sys, time
-    from indexer.errors import SpiderError
-    from indexer.vectors import open_vector_store
+    from spider.indexer.errors import SpiderError
+    from spider.indexer.vectors.store import open_vector_store
     start = time.monotonic()
     try:
         open_vector_store(sys.argv[1], int(sys.argv[2])).close()
@@ -350,7 +349,7 @@ OPEN_SCRIPT = textwrap.dedent("""
 
 HOLD_SCRIPT = textwrap.dedent("""
     import sys, time
-    from indexer.vectors import open_vector_store
+    from spider.indexer.vectors.store import open_vector_store
     store = open_vector_store(sys.argv[1], int(sys.argv[2]))
     print("holding", flush=True)
     time.sleep(float(sys.argv[3]))

@@ -9,9 +9,9 @@ import re
 import subprocess
 
 import pytest
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.index import index_repository
 
-from indexer.graph_store import GraphStore
-from indexer.pipeline import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from spider.query.evaluation.run import Instance, oldest_first
+from spider.query.evaluation.train_selector import Proposal, load_proposals
 
-from query.evaluate import Instance, oldest_first
-from query.train_selector import Proposal, load_proposals
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 

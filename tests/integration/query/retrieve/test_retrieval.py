@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
+from spider.indexer.graph.versions import hold_repository
+from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all
+from spider.indexer.settings import Neo4jSettings, snapshot_cache_dir
+from spider.indexer.source.walk import open_commit, select_files
+from spider.indexer.vectors.embed_stage import embed_snapshot
+from spider.indexer.vectors.embedding import Embedder, open_embedder
+from spider.indexer.vectors.store import QdrantServerStore, VectorStore, collection_name, open_vector_store
+from spider.query.retrieve.dense import dense_ranking, snapshot_members
 
-from indexer.embedding import Embedder, open_embedder
-from indexer.graph_versions import hold_repository
-from indexer.pipeline import IndexReport, graph_of, index_repository, no_progress, parse_all
-from indexer.settings import Neo4jSettings, snapshot_cache_dir
-from indexer.vectorize import embed_snapshot
-from indexer.vectors import QdrantServerStore, VectorStore, collection_name, open_vector_store
-from indexer.walk import open_commit, select_files
-from query.dense import dense_ranking, snapshot_members
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.test_cli import index_json, run_spider, succeeded
+from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 

@@ -9,9 +9,9 @@ import re
 import time
 
 import pytest
+from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector, OpenAIBackend
+from spider.query.select.stage2 import Candidate, SelectionRequest, decide_all
 
-from query.llm import AnswerCache, AnthropicBackend, LLMSelector, OpenAIBackend
-from query.select import Candidate, SelectionRequest, decide_all
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 
 pytestmark = pytest.mark.integration

@@ -5,9 +5,8 @@ from __future__ import annotations
 from functools import reduce
 
 import pytest
-
-from indexer.cypher_gate import check_params, plan_refusal, plugin_refusal
-from indexer.errors import SpiderError
+from spider.indexer.errors import SpiderError
+from spider.indexer.graph.cypher_gate import check_params, plan_refusal, plugin_refusal
 
 
 def op(operator: str, *children: dict, details: str | None = None, database: str = "neo4j") -> dict:

@@ -7,12 +7,11 @@ import sqlite3
 from dataclasses import fields
 
 import pytest
-
-import indexer.parse_cache as parse_cache
-from indexer.errors import SpiderError
-from indexer.model import Entity, Export, Import, Reference
-from indexer.parse import parse_file
-from indexer.parse_cache import ParseCache
+import spider.indexer.parse.cache as parse_cache
+from spider.indexer.errors import SpiderError
+from spider.indexer.parse.cache import ParseCache
+from spider.indexer.parse.facts import Entity, Export, Import, Reference
+from spider.indexer.parse.parse_file import parse_file
 
 SOURCE = b"class Shop:\n    def run(self):\n        return helper()\n\ndef helper():\n    return 1\n"
 

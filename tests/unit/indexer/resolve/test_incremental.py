@@ -7,11 +7,11 @@ from hashlib import sha1
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.resolve.codegraph import keeps_file
+from spider.indexer.resolve.incremental import ResolutionState, resolve_from
+from spider.indexer.resolve.references import Resolver
 
-from indexer.codegraph import keeps_file
-from indexer.parse import parse_file
-from indexer.resolve import Resolver
-from indexer.resolve_incremental import ResolutionState, resolve_from
 from tests.fixtures.generated_repos import CLASS_EDITS, EDITS, edit, render, repos
 
 

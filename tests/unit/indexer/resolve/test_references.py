@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from indexer.graph_schema import Rel, Resolution
-from indexer.module_resolution import Module, ModuleIndex
-from indexer.parse import parse_file
-from indexer.resolve import Resolver
+from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.resolve.modules import Module, ModuleIndex
+from spider.indexer.resolve.references import Resolver
+from spider.indexer.schema import Rel, Resolution
 
 
 def parsed(files: dict[str, str]):

@@ -11,12 +11,12 @@ from __future__ import annotations
 import posixpath
 
 import pytest
+from spider.indexer.languages import language_of
+from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.resolve.codegraph import ROOT_DIRECTORY, CodeGraph, build_graph, keeps_file
+from spider.indexer.schema import Label, Rel
+from spider.indexer.source.walk import skip_reason_for_path
 
-from indexer.codegraph import ROOT_DIRECTORY, CodeGraph, build_graph, keeps_file
-from indexer.graph_schema import Label, Rel
-from indexer.languages import language_of
-from indexer.parse import parse_file
-from indexer.walk import skip_reason_for_path
 from tests.fixtures.shop import FIXTURES, ShopFixture
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from indexer.errors import SpiderError
-from indexer.org import RepoSpec, default_name, load_manifest
+from spider.indexer.errors import SpiderError
+from spider.indexer.source.org import RepoSpec, default_name, load_manifest
 
 
 def test_entries_of_every_form(tmp_path):

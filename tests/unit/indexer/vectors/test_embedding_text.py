@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from indexer import embedding, model_build
-from indexer.embedding import (
+from spider.indexer.errors import SpiderError
+from spider.indexer.vectors import embedding, model_build
+from spider.indexer.vectors.embedding import (
     CHARS_PER_TOKEN,
     DEFAULT_MODEL,
     ModelSpec,
@@ -23,7 +23,6 @@ from indexer.embedding import (
     register_model,
     resolve_spec,
 )
-from indexer.errors import SpiderError
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ import sys
 import uuid
 
 import pytest
-
-from indexer.vectors import SPIDER_NAMESPACE, collection_name, members_of, point_id, point_key, public_url
+from spider.indexer.vectors.store import SPIDER_NAMESPACE, collection_name, members_of, point_id, point_key, public_url
 
 SAFE = re.compile(r"^[a-z0-9][a-z0-9-]{0,98}[a-z0-9]$")
 
@@ -49,7 +48,7 @@ def test_point_id_is_a_pinned_uuid5_of_repo_and_hash():
 
 
 def test_point_id_is_the_same_in_another_process():
-    code = "from indexer.vectors import point_id; print(point_id('org/repo', 'abc123'))"
+    code = "from spider.indexer.vectors.store import point_id; print(point_id('org/repo', 'abc123'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == point_id("org/repo", "abc123")
 

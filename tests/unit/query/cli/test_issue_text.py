@@ -6,8 +6,7 @@ import io
 import os
 
 import pytest
-
-from query.cli import read_issue
+from spider.query.cli.ask import read_issue
 
 
 @pytest.mark.parametrize("given, text, noted", [

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
-from query.eval_summary import exchange_quantities, summarize
-from query.metrics import Span, accuracy_at, all_hits, bootstrap_ci, mrr_at, paired_bootstrap_p, recall_at, sign_flip_p
+from spider.query.evaluation.metrics import (
+    Span,
+    accuracy_at,
+    all_hits,
+    bootstrap_ci,
+    mrr_at,
+    paired_bootstrap_p,
+    recall_at,
+    sign_flip_p,
+)
+from spider.query.evaluation.summary import exchange_quantities, summarize
 
 
 def test_overloads_are_told_apart_by_their_lines():

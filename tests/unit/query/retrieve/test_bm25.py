@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from query.bm25 import Bm25Index
-from query.tokenize import code_tokens
+from spider.query.retrieve.bm25 import Bm25Index
+from spider.query.retrieve.tokenize import code_tokens
 
 
 def test_identifiers_split_at_case_and_underscores_and_kept_whole():

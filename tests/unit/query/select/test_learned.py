@@ -10,12 +10,8 @@ import random
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
-
-from indexer.errors import SpiderError
-from query.features import FEATURES, is_test_path, named_in, request_features
-from query.learned import LearnedSelector, SelectorModel, Weights
-from query.select import Candidate, SelectionRequest
-from query.train_selector import (
+from spider.indexer.errors import SpiderError
+from spider.query.evaluation.train_selector import (
     THRESHOLDS,
     Proposal,
     best_threshold,
@@ -26,6 +22,9 @@ from query.train_selector import (
     threshold_outcome,
     train_selector,
 )
+from spider.query.select.features import FEATURES, is_test_path, named_in, request_features
+from spider.query.select.learned import LearnedSelector, SelectorModel, Weights
+from spider.query.select.stage2 import Candidate, SelectionRequest
 
 
 def feature(row: list[float], name: str) -> float:

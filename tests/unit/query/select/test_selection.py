@@ -6,13 +6,21 @@ import json
 import re
 
 import pytest
+from spider.indexer.errors import SpiderError
+from spider.indexer.schema import Rel
+from spider.query.expand import parse_edges
+from spider.query.select.llm import AnswerCache, Completion, LLMSelector
+from spider.query.select.prompt import (
+    CODE_LIMIT,
+    TRUNCATED,
+    MalformedAnswer,
+    fenced,
+    parse_selection,
+    system_prompt,
+    user_prompt,
+)
+from spider.query.select.stage2 import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
 
-from indexer.errors import SpiderError
-from indexer.graph_schema import Rel
-from query.expand import parse_edges
-from query.llm import AnswerCache, Completion, LLMSelector
-from query.prompt import CODE_LIMIT, TRUNCATED, MalformedAnswer, fenced, parse_selection, system_prompt, user_prompt
-from query.select import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
 from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from indexer.graph_schema import Label
-from indexer.languages.java import extract
-from indexer.model import SELF, SUPER, Import, RefKind
+from spider.indexer.languages.java.extract import extract
+from spider.indexer.parse.facts import SELF, SUPER, Import, RefKind
+from spider.indexer.schema import Label
 
 
 def run(src: str):

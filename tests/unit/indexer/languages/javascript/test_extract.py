@@ -6,10 +6,9 @@ import textwrap
 import time
 
 import pytest
-
-from indexer.graph_schema import Label
-from indexer.languages.javascript import extract
-from indexer.model import EXPR, SELF, SUPER, Export, FileFacts, RefKind
+from spider.indexer.languages.javascript.extract import extract
+from spider.indexer.parse.facts import EXPR, SELF, SUPER, Export, FileFacts, RefKind
+from spider.indexer.schema import Label
 
 C, F = Label.CLASS, Label.FUNCTION
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from indexer.graph_schema import Label
-from indexer.languages.python import extract
-from indexer.model import SELF, SUPER, Import, RefKind
+from spider.indexer.languages.python.extract import extract
+from spider.indexer.parse.facts import SELF, SUPER, Import, RefKind
+from spider.indexer.schema import Label
 
 SOURCE = b'''import os.path, a.b as ab
 from .x import y as z, w
