@@ -69,7 +69,7 @@ def start_redis() -> tuple[subprocess.Popen, str]:
 
 def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]], tag: str) -> dict:
     """Start the workers of the layout, enqueue every repository, wait for every job."""
-    from spider.indexer.cli.commands import delete_snapshot
+    from spider.indexer.cli.snapshots import delete_snapshot
     from spider.indexer.distributed import tasks
     from spider.indexer.graph import jobs
 

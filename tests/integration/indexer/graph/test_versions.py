@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from spider.indexer.cli.commands import delete_snapshot as delete_snapshot_and_vectors
+from spider.indexer.cli.snapshots import delete_snapshot as delete_snapshot_and_vectors
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph.snapshot_diff import read_contents
 from spider.indexer.graph.store import GraphStore
