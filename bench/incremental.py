@@ -32,13 +32,13 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from spider.indexer.cli.snapshots import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents  # noqa: E402
 from spider.indexer.graph.store import GraphStore  # noqa: E402
 from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
 from spider.indexer.languages import language_of  # noqa: E402
 from spider.indexer.parse.cache import GRAPH_FORMAT  # noqa: E402
+from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from spider.indexer.pipeline.index import IndexReport, index_repository  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

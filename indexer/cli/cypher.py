@@ -14,7 +14,7 @@ from spider import cypher
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.cypher_gate import run_analyst_query
+from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.terminal import printable
 
@@ -46,18 +46,6 @@ def _cell(value: Any) -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value, default=str)
     return str(value).replace("\n", "⏎")
-
-
-def _default_scope(store: GraphStore, params: dict[str, Any]) -> None:
-    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot. A
-    snapshot given must be a complete one of the repo (sha, prefix or revision name): else no rows would say
-    nothing about the graph."""
-    if "repo" not in params:
-        params["repo"] = store.only_repository()
-    for key in ("repo", "snapshot"):
-        if not isinstance(params.get(key, ""), str):
-            raise SpiderError(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
-    params["snapshot"] = store.resolve_snapshot(params["repo"], params.get("snapshot"))
 
 
 @contextmanager
@@ -107,7 +95,7 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
         values["repo"] = repo
     with cancelled_by_interrupt(), GraphStore(neo4j_local.connection_settings()) as store:
         if "$repo" in text or "$snapshot" in text:
-            _default_scope(store, values)
+            fill_scope(store, values)
         keys, rows = run_analyst_query(store, text, values)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))

@@ -10,11 +10,10 @@ from spider.indexer.cli.cypher import render_table
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph import versions as graph_versions
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
 from spider.indexer.terminal import printable
-from spider.indexer.vectors.store import open_vector_store
 
 
 @click.group()
@@ -60,14 +59,9 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
         raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
                           "(see `spider snapshots list`)")
     with GraphStore(neo4j_local.connection_settings()) as store:
-        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot.lower())]
-        if not matches:
-            raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
-        if len(matches) > 1:
-            raise SpiderError(f"{snapshot!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
-        deleted, vectors = delete_snapshot(store, repo, matches[0])
-    click.echo(printable(f"deleted {repo} @ {matches[0]} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
-                         "any more)"))
+        sha = find_snapshot(store, repo, snapshot)
+        deleted, vectors = delete_snapshot(store, repo, sha)
+    click.echo(printable(f"deleted {repo} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)"))
 
 
 @snapshots.command("diff")
@@ -105,11 +99,7 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
     """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
     by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
     with GraphStore(neo4j_local.connection_settings()) as store:
-        by_repo: dict[str, list[dict]] = {}
-        for row in store.list_snapshots(repo):  # newest first within a repository
-            if row["complete"]:
-                by_repo.setdefault(row["repo"], []).append(row)
-        doomed = [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
+        doomed = snapshots_to_prune(store, keep, repo)
         for name, sha in doomed:
             if dry_run:
                 click.echo(printable(f"would delete {name} @ {sha}"))
@@ -120,18 +110,3 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
     if not doomed:
         click.echo(f"nothing to prune: no repository has more than {keep} complete snapshot(s)")
 
-
-def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
-    """A snapshot's graph, query cache and the vectors no snapshot of the repo left in the graph uses; returns
-    (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
-    the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
-    than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
-    functions into the graph before it looks for their vectors, so between reading which vectors are used and
-    deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
-    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
-    if not embedding:
-        return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding["model"], embedding["dim"]) as vectors, \
-            graph_versions.hold_repository(store, repo) as writer:
-        deleted = writer.delete(snapshot)
-        return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))
