@@ -16,7 +16,7 @@ from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.terminal import printable
+from spider.indexer.terminal import render_table
 
 
 def parse_param(raw: str) -> tuple[str, Any]:
@@ -28,16 +28,6 @@ def parse_param(raw: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except (ValueError, RecursionError):  # not JSON, an integer of thousands of digits, nesting past the stack
         return key, value
-
-
-def render_table(header: list[str], rows: list[list[str]], width: int = 60) -> str:
-    """Columns of at most `width` characters; control characters in any cell are shown as escapes."""
-    header = [printable(h) for h in header]
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in map(printable, row)] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    return "\n".join(lines)
 
 
 def _cell(value: Any) -> str:

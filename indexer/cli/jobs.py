@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import click
-from spider.indexer.cli.cypher import render_table
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.terminal import render_table
 
 
 @click.command("jobs")

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import click
-from spider.indexer.cli.cypher import render_table
 from spider.indexer.cli.error_handler import fail_cleanly
+from spider.indexer.terminal import render_table
 from spider.indexer.vectors import embedding
 
 

@@ -6,14 +6,13 @@ import json
 import re
 
 import click
-from spider.indexer.cli.cypher import render_table
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
-from spider.indexer.terminal import printable
+from spider.indexer.terminal import printable, render_table
 
 
 @click.group()
