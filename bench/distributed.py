@@ -69,9 +69,9 @@ def start_redis() -> tuple[subprocess.Popen, str]:
 
 def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]], tag: str) -> dict:
     """Start the workers of the layout, enqueue every repository, wait for every job."""
-    from spider.indexer.cli.commands import delete_snapshot
     from spider.indexer.distributed import tasks
     from spider.indexer.graph import jobs
+    from spider.indexer.pipeline.delete import delete_snapshot
 
     log = open(Path(tempfile.gettempdir()) / f"spider-bench-worker-{processes}.log", "w")
     layouts = {1: [["parse,write,embed", "all"]], 2: [["embed", "embed"], ["parse,write", "parse"]]}

@@ -543,7 +543,7 @@ def phase_der(args) -> dict:
 
 def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None) -> dict:
     """Delete the bench snapshot as `spider snapshots delete` does, then check nothing of it is left."""
-    from spider.indexer.cli.commands import delete_snapshot
+    from spider.indexer.pipeline.delete import delete_snapshot
     from spider.indexer.vectors.embedding import DEFAULT_MODEL
     from spider.indexer.vectors.model_build import DIM
 

@@ -32,13 +32,13 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from spider.indexer.cli.commands import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents  # noqa: E402
 from spider.indexer.graph.store import GraphStore  # noqa: E402
 from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
 from spider.indexer.languages import language_of  # noqa: E402
 from spider.indexer.parse.cache import GRAPH_FORMAT  # noqa: E402
+from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from spider.indexer.pipeline.index import IndexReport, index_repository  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -93,7 +93,7 @@ def repeated_runs(store: GraphStore, args: argparse.Namespace, sha: str) -> dict
     each, the snapshot is deleted (with the vectors no other snapshot uses, so the changed functions are embedded
     again each time)."""
     in_process, cli, embedded = [], [], []
-    command = [sys.executable, "-c", "from spider.query.cli.eval import main; main()", "index", args.git_dir,
+    command = [sys.executable, "-c", "from spider.query.cli.main import main; main()", "index", args.git_dir,
                "--repo", args.repo, "--rev", sha] + (["--no-embed"] if args.no_embed else [])
 
     def functions_embedded() -> int | None:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 from spider import cypher
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.terminal import printable
+from spider.indexer.terminal import printable, render_table
 from spider.query.select.stage2 import Decision
 
 
@@ -67,11 +67,8 @@ class Answer:
     def to_table(self) -> str:
         graph = self.selector is not None
         header = ["rank", "score", "id", "path:lines"] + (["why"] if graph else [])
-        rows = [[printable(c) for c in [str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"]
-                 + ([r.why()] if graph else [])] for r in self.results]
-        widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if graph else [])
+                for r in self.results]
         below = [f"displaced: {item.id} ({item.origin} #{item.dense_rank})" for item in self.displaced]
         for call in self.calls:
             if call.status != "ok":
@@ -80,8 +77,8 @@ class Answer:
                 below.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
         below.extend(f"note: {note}" for note in self.notes)
         below.append(self.headline())
-        # ids, paths and notes come from outside: no control characters (the cells above are escaped already)
-        return "\n".join(lines + [printable(line) for line in below])
+        # ids, paths and notes come from outside: no control characters (render_table escapes the cells)
+        return "\n".join([render_table(header, rows, max_cell=None, rule=False)] + [printable(line) for line in below])
 
     def headline(self) -> str:
         timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())

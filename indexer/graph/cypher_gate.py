@@ -9,6 +9,7 @@ READ transaction with a timeout the server enforces.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterator
 
@@ -118,6 +119,18 @@ def check_analyst_query(tx: neo4j.Transaction, text: str, params: dict[str, Any]
         reason = plugin_refusal(text, [record["name"] for record in tx.run(_PLUGIN_FUNCTIONS)])
     if reason:
         raise RefusedQuery(f"refused: {reason}; spider runs only read queries of the code graph")
+
+
+def fill_scope(store: GraphStore, params: dict[str, Any]) -> None:
+    """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot. A
+    snapshot given must be a complete one of the repo (sha, prefix or revision name): else no rows would say
+    nothing about the graph."""
+    if "repo" not in params:
+        params["repo"] = store.only_repository()
+    for key in ("repo", "snapshot"):
+        if not isinstance(params.get(key, ""), str):
+            raise SpiderError(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
+    params["snapshot"] = store.resolve_snapshot(params["repo"], params.get("snapshot"))
 
 
 def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:

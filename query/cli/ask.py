@@ -6,7 +6,7 @@ import os
 import sys
 
 import click
-from spider.indexer.cli.commands import debug_option, fail_cleanly
+from spider.indexer.cli.error_handler import debug_option, fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore

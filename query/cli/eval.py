@@ -1,5 +1,5 @@
-"""`spider eval`, attached to the `spider` command group here: evaluation needs the query layer, and the indexer
-must not import it (DESIGN.md layout)."""
+"""`spider eval` and `spider train-selector`: evaluate localization on a benchmark and train the learned selector
+from an evaluation. They need the query layer, so they live on its side; `query.cli.main` adds them to `spider`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 
 import click
-from spider.indexer.cli.commands import fail_cleanly
-from spider.indexer.cli.commands import main as spider
+from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.query.evaluation.run import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
@@ -20,7 +19,7 @@ from spider.query.pipeline import SELECTORS
 from spider.query.select.learned import SHIPPED_MODEL
 
 
-@spider.command("eval")
+@click.command("eval")
 @click.option("--bench", "bench_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="Benchmark directory: instances.jsonl, ground_truth.jsonl, subsets.json.")
 @click.option("--repos", "repos_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
@@ -79,7 +78,7 @@ def merge_cross_validation(rows: list[dict], path: Path) -> list[str]:
     return names
 
 
-@spider.command("train-selector")
+@click.command("train-selector")
 @click.option("--from", "eval_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="A `spider eval` results directory (its candidates.jsonl is the training data).")
 @click.option("--out", "model_out", type=click.Path(dir_okay=False, path_type=Path), default=SHIPPED_MODEL,
@@ -93,6 +92,3 @@ def train_selector_command(eval_dir: Path, model_out: Path, version: str, ks: tu
     The out-of-fold answers go to learned_cv.jsonl in the results directory, as methods
     spider/learned-cv/EDGES; rerun `spider eval` with the same arguments to see them in the summary."""
     train_selector(eval_dir, model_out, version, tuple(sorted(set(ks))) or KS, report=lambda line: click.echo(line, err=True))
-
-
-main = spider

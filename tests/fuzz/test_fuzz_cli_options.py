@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from spider.query.cli.ask import main as spider_query
-from spider.query.cli.eval import main as spider
+from spider.query.cli.main import main as spider
 
 SECRET = "fuzz-password-5e1f"
 # What the OS can hand a process as argv or environment: no NUL, and undecodable bytes only as Python's

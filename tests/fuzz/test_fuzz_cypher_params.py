@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spider import cypher
-from spider.indexer.cli.commands import main
+from spider.query.cli.main import main
 
 from tests.integration.indexer.cli import test_cli
 

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import kubernetes_validate
 import pytest
 import yaml
-from spider.indexer.cli.commands import main as spider_cli
+from spider.query.cli.main import main as spider_cli
 
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 KUBERNETES_VERSION = "1.32"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.cli.commands import render_table
-from spider.indexer.terminal import printable
+from spider.indexer.terminal import printable, render_table
 
 
 @pytest.mark.parametrize("raw, shown", [

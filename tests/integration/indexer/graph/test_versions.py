@@ -10,12 +10,12 @@ import threading
 import time
 
 import pytest
-from spider.indexer.cli.commands import delete_snapshot as delete_snapshot_and_vectors
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph.snapshot_diff import read_contents
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.versions import delete_snapshot, hold_repository
 from spider.indexer.pipeline import index as pipeline
+from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors
 from spider.indexer.pipeline.index import index_repository
 from spider.indexer.vectors.store import VectorStore
 

@@ -1,13 +1,13 @@
-"""The one error handler (`indexer.cli.commands.fail_cleanly`): an exception spider did not foresee becomes one line and
+"""The one error handler (`indexer.cli.error_handler.fail_cleanly`): an exception spider did not foresee becomes one line and
 exit 70, with its secrets masked; --debug (or SPIDER_DEBUG=1) adds the traceback, masked too."""
 
 from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from spider.indexer.cli.commands import UNEXPECTED_EXIT
+from spider.indexer.cli.error_handler import UNEXPECTED_EXIT
 from spider.indexer.graph import neo4j_local
-from spider.query.cli.eval import main as spider
+from spider.query.cli.main import main as spider
 
 PLANTED = "planted-S3CRET-pw"
 LINE = "spider: error: unexpected RuntimeError: lost bolt://neo4j:***@db:7687 with key ***"  # the first line, masked

@@ -1,0 +1,74 @@
+"""The one error handler of `spider` and `spider-query`, and the --debug option that widens it."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+import traceback
+from typing import Any, Callable
+
+import click
+from spider.indexer.errors import SpiderError
+from spider.indexer.redact import redact, redacted_output
+from spider.indexer.terminal import printable
+
+DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
+UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
+
+
+def _remember_debug(context: click.Context, _option: click.Parameter, value: bool) -> None:
+    context.meta[DEBUG] = value
+
+
+debug_option = click.option(
+    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_remember_debug,
+    help="On an error, also print its traceback (secrets masked). SPIDER_DEBUG=1 does the same.",
+)
+
+
+def _one_line(text: str) -> str:
+    """What a message may show: its first line, secrets masked, control characters as escapes."""
+    lines = text.strip().splitlines()
+    return printable(redact(lines[0] if lines else ""))
+
+
+def _print_traceback(debug: bool) -> None:
+    if debug:
+        click.echo(redact(traceback.format_exc()).rstrip(), err=True)
+
+
+def fail_cleanly(command: Callable) -> Callable:
+    """The one error handler: a failure becomes one line on stderr and a non-zero exit, never a traceback (but
+    with --debug or SPIDER_DEBUG=1, after a traceback); a user-facing SpiderError exits 2, an unexpected exception
+    70. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        context = click.get_current_context()
+        prog = context.find_root().info_name or "spider"
+        debug = context.meta.get(DEBUG) or os.environ.get("SPIDER_DEBUG") == "1"
+        # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
+        # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        try:
+            with redacted_output():
+                return command(*args, **kwargs)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: it prints them as usage errors
+        except SpiderError as exc:
+            _print_traceback(debug)
+            click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
+            sys.exit(exc.exit_code)
+        except Exception as exc:
+            _print_traceback(debug)
+            detail = _one_line(str(exc))
+            hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
+            click.echo(f"{prog}: error: unexpected {type(exc).__name__}{': ' * bool(detail)}{detail}{hint}", err=True)
+            sys.exit(UNEXPECTED_EXIT)
+        except KeyboardInterrupt:
+            click.echo(f"{prog}: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
+            sys.exit(130)
+
+    return wrapper

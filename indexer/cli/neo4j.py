@@ -1,0 +1,43 @@
+"""`spider neo4j`: start, stop and inspect the local Neo4j server."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from spider.indexer.cli.error_handler import fail_cleanly
+from spider.indexer.graph import neo4j_local
+from spider.indexer.settings import spider_home
+
+
+@click.group()
+def neo4j() -> None:
+    """Manage the local Neo4j server (not used when NEO4J_URI is set)."""
+
+
+@neo4j.command("start")
+@fail_cleanly
+def neo4j_start() -> None:
+    """Build (first time) and start the local Neo4j; prints its Bolt URI."""
+    settings = neo4j_local.ensure_running()
+    click.echo(f"Neo4j running at {settings.uri} (user {settings.user}; password in {spider_home() / 'neo4j' / 'password'})")
+
+
+@neo4j.command("stop")
+@fail_cleanly
+def neo4j_stop() -> None:
+    """Stop the local Neo4j (data is kept)."""
+    click.echo("stopped" if neo4j_local.stop() else "not running")
+
+
+@neo4j.command("status")
+@click.option("--json", "as_json", is_flag=True)
+@fail_cleanly
+def neo4j_status(as_json: bool) -> None:
+    """Whether the local Neo4j runs, where, and which version."""
+    status = neo4j_local.status()
+    if as_json:
+        click.echo(json.dumps(status, indent=2, default=str))
+        return
+    for key, value in status.items():
+        click.echo(f"{key:>10}: {value}")

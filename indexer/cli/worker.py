@@ -1,0 +1,32 @@
+"""`spider worker`: a Celery worker for index jobs."""
+
+from __future__ import annotations
+
+import click
+from spider.indexer.cli.error_handler import fail_cleanly
+from spider.indexer.errors import SpiderError
+from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url
+
+
+@click.command()
+@click.option("--queues", default=",".join(QUEUES), show_default=True,
+              help="Queues to consume: parse (tree-sitter, CPU), write (resolve + Neo4j), embed (CPU/GPU).")
+@click.option("--concurrency", "-c", type=click.IntRange(1, 256), help="Worker processes (default: CPU count).")
+@click.option("--name", default="spider@%h", show_default=True,
+              help="Celery node name (%h: host name); health checks ping it (`celery -A spider.indexer.distributed.tasks inspect ping -d NAME`).")
+@click.option("--loglevel", default="INFO", show_default=True)
+@fail_cleanly
+def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> None:
+    """Run a Celery worker for index jobs (needs SPIDER_BROKER_URL; the Neo4j and Qdrant settings must reach
+    the same databases as the CLI that enqueues). Tasks are acknowledged late: a worker killed mid-task has its
+    task redelivered to another."""
+    from spider.indexer.distributed import tasks
+
+    if not broker_url():
+        raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+    tasks.ensure_broker()
+    unknown = set(queues.split(",")) - set(QUEUES)
+    if unknown:
+        raise SpiderError(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
+    args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name]
+    tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))
