@@ -14,4 +14,4 @@ settings.register_profile("long", max_examples=int(os.environ.get("SPIDER_FUZZ_E
 settings.load_profile(os.environ.get("SPIDER_FUZZ_PROFILE", "ci"))
 
 # Some fuzz tests index a repository: they use the integration tests' services.
-from tests.integration.conftest import neo4j_settings, spider_home, store, test_embedding_model  # noqa: E402, F401
+from tests.integration.conftest import neo4j_settings, shop, spider_home, store, test_embedding_model  # noqa: E402, F401

@@ -15,10 +15,7 @@ from hypothesis import strategies as st
 from spider import cypher
 from spider.indexer.cli.commands import main
 
-from tests.integration.indexer.cli import test_cli
-
 pytestmark = pytest.mark.integration
-shop = test_cli.shop  # the indexed Python shop fixture (module scope)
 
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
 JSON = st.recursive(

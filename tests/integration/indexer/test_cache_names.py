@@ -10,8 +10,7 @@ from spider.indexer.source.org import RepoSpec, materialise
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
-from tests.integration.query.cli.test_spider_query import ISSUE, spider_query
+from tests.integration.helpers import ISSUE, index_json, run_spider, spider_query, succeeded, unique_name
 
 pytestmark = pytest.mark.integration
 

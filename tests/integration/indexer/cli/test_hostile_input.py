@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.indexer.cli.test_cli import index_json, unique_name
+from tests.integration.helpers import index_json, unique_name
 
 pytestmark = pytest.mark.integration
 

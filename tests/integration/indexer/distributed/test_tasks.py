@@ -11,7 +11,7 @@ from spider.indexer.pipeline.index import index_repository
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.indexer.pipeline.test_index_graph import read_graph
+from tests.integration.helpers import read_graph
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ import pytest
 from spider.indexer.graph.snapshot_diff import read_contents
 
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
+from tests.integration.helpers import index_json, run_spider, succeeded, unique_name
 
 pytestmark = pytest.mark.integration
 

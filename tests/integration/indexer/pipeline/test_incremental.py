@@ -24,7 +24,7 @@ from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
+from tests.integration.helpers import one_line_error, run_spider, succeeded
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ from spider.indexer.settings import path_name
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.indexer.cli.test_cli import run_spider
+from tests.integration.helpers import run_spider
 
 pytestmark = pytest.mark.integration
 
