@@ -18,6 +18,14 @@ from tests.fixtures.tiny_model import build_tiny_model
 from tests.integration.helpers import index_json, unique_name
 
 TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds
+INTEGRATION = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test under tests/integration/ `integration`, so the marker and the folder say the same."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")

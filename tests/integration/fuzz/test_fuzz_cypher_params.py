@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spider import cypher
 from spider.indexer.cli.commands import main
-
-pytestmark = pytest.mark.integration
 
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
 JSON = st.recursive(

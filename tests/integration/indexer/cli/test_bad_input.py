@@ -14,8 +14,6 @@ import pytest
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.helpers import IN_SNAPSHOT, index_json, row_set, unique_name
 
-pytestmark = pytest.mark.integration
-
 PASSWD = Path("/etc/passwd")
 OUTSIDE_MARKER = "OUTSIDE_THE_REPOSITORY_7f3a"
 DEPTH = 600  # nested defs: deeper than Python's recursion limit would allow a recursive walk
@@ -70,8 +68,6 @@ def test_every_bad_file_is_counted_under_its_reason(indexed):
     assert summary["other_files"] == len(OTHER) == 2
     assert summary["nodes"] == {"Directory": 3, "File": 5, "Function": 6}
     assert summary["relationships"] == {"CONTAINS": 13, "INVOKES": 1, "IMPORTS": 1}
-
-
 
 
 def test_good_files_around_the_bad_ones_are_indexed_whole(indexed, store):

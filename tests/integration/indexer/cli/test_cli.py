@@ -22,8 +22,6 @@ from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 from tests.integration.helpers import index_json, one_line_error, run_spider, succeeded, unique_name
 
-pytestmark = pytest.mark.integration
-
 NODES_OF_REPO = "MATCH (n {repo: $repo}) WHERE NOT n:Repository RETURN count(n) AS n"  # (its writers' lock)
 
 

@@ -12,8 +12,6 @@ import pytest
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.helpers import index_json, unique_name
 
-pytestmark = pytest.mark.integration
-
 ESCAPES = "\x1b[2J\x1b]0;owned\x07\r\x9b"  # clear screen, set the window title, carriage return, C1 CSI
 
 

@@ -24,8 +24,6 @@ from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 from tests.integration.helpers import read_graph, run_spider, succeeded
 
-pytestmark = pytest.mark.integration
-
 
 def free_port() -> int:
     with socket.socket() as probe:

@@ -3,7 +3,6 @@ its job."""
 
 from __future__ import annotations
 
-import pytest
 from spider.indexer.distributed import tasks
 from spider.indexer.graph import jobs
 from spider.indexer.pipeline import index as pipeline
@@ -12,8 +11,6 @@ from spider.indexer.pipeline.index import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 from tests.integration.helpers import read_graph
-
-pytestmark = pytest.mark.integration
 
 
 def _canonical(graph: tuple[list[dict], list[dict]]) -> tuple[list[str], list[str]]:

@@ -19,8 +19,6 @@ from spider.indexer.settings import external_neo4j
 
 from tests.integration.helpers import one_line_error, run_spider, succeeded
 
-pytestmark = pytest.mark.integration
-
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
 local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")
 

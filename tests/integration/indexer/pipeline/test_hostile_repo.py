@@ -23,8 +23,6 @@ from tests.integration.helpers import (
     unique_name,
 )
 
-pytestmark = pytest.mark.integration
-
 NOT_UTF8 = b"\xff\xfe"
 
 

@@ -12,7 +12,6 @@ from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES, ShopFixture
 from tests.integration.helpers import read_graph
 
-pytestmark = pytest.mark.integration
 
 def expected_containment(fixture: ShopFixture, files: set[str]) -> set[tuple[str, str]]:
     """CONTAINS derived from ids alone: dir -> subdir/file, file -> top-level entity, entity -> nested."""

@@ -16,8 +16,6 @@ from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON
 from tests.integration.helpers import ISSUE, spider_query
 
-pytestmark = pytest.mark.integration
-
 GRAPH_ARGS = ("-k", "4", "-c", "2", "-n", "50", "--edges", "contains:4,invokes:2")
 
 

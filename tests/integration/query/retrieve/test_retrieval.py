@@ -23,8 +23,6 @@ from spider.query.retrieve.dense import dense_ranking, snapshot_members
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.helpers import index_json, run_spider, succeeded
 
-pytestmark = pytest.mark.integration
-
 FILES = {
     "billing/invoice.py": (
         "def compute_invoice_total(invoice_lines, tax_rate):\n"
