@@ -1,4 +1,5 @@
-"""The fuzz suite's long run: every test of tests/fuzz under the `long` Hypothesis profile, with its statistics.
+"""The fuzz suite's long run: every test of tests/fuzz and tests/integration/fuzz under the `long` Hypothesis
+profile, with its statistics.
 
 Usage: python bench/fuzz.py [--examples 5000] [--out bench/results/fuzz.json]
 Prints a table (test, examples passing / failing / invalid, seconds) and writes JSON + Markdown. Exits 1 if any
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
 
-HEADER = re.compile(r"^(tests/fuzz/\S+::\S+):$")
+HEADER = re.compile(r"^(tests/(?:integration/)?fuzz/\S+::\S+):$")
 PHASE = re.compile(r"- during (\w+) phase \(([\d.]+) seconds\)")
 COUNTS = re.compile(r"- (\d+) passing(?: examples?)?, (\d+) failing(?: examples?)?,? (?:and )?(\d+) invalid")
 
@@ -49,7 +50,8 @@ def main() -> int:
     env = {**os.environ, "SPIDER_FUZZ_PROFILE": "long", "SPIDER_FUZZ_EXAMPLES": str(args.examples)}
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz",
-                          "--hypothesis-show-statistics"], cwd=ROOT, env=env, capture_output=True, text=True)
+                          "tests/integration/fuzz", "--hypothesis-show-statistics"],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = round(time.perf_counter() - started, 1)
     tests = statistics(run.stdout)
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr.strip()[-500:]

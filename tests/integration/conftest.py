@@ -12,9 +12,20 @@ from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import Neo4jSettings, external_neo4j
 from spider.indexer.vectors.embedding import register_model
 
+from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.shop import PYTHON
 from tests.fixtures.tiny_model import build_tiny_model
+from tests.integration.helpers import index_json, unique_name
 
 TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds
+INTEGRATION = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test under tests/integration/ `integration`, so the marker and the folder say the same."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")
@@ -54,3 +65,12 @@ def store(neo4j_settings: Neo4jSettings) -> GraphStore:
 def repo_name() -> str:
     """Each test writes under its own repository name, so tests never see each other's graphs."""
     return f"test/{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> str:
+    """The Python shop fixture, indexed once per module by `spider index` under a unique name."""
+    root, _ = make_repo(tmp_path_factory.mktemp("shop") / "repo", PYTHON.files)
+    name = unique_name()
+    index_json(root, name)
+    return name

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.source.org import RepoSpec, materialise
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
-from tests.integration.query.cli.test_spider_query import ISSUE, spider_query
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import ISSUE, index_json, run_spider, spider_query, succeeded, unique_name
 
 
 def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):

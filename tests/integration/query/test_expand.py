@@ -16,8 +16,6 @@ from spider.query.expand import expand_neighbourhood
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
 
-pytestmark = pytest.mark.integration
-
 UP, DOWN = "<-CONTAINS-", "-CONTAINS->"
 CHECKOUT, CHARGE = "shop/service.py:checkout", "shop/payments.py:charge"
 

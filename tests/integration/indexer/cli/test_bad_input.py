@@ -12,10 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.indexer.cli.test_cli import index_json, unique_name
-from tests.integration.indexer.pipeline.test_index_graph import IN_SNAPSHOT
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import IN_SNAPSHOT, index_json, row_set, unique_name
 
 PASSWD = Path("/etc/passwd")
 OUTSIDE_MARKER = "OUTSIDE_THE_REPOSITORY_7f3a"
@@ -73,20 +70,13 @@ def test_every_bad_file_is_counted_under_its_reason(indexed):
     assert summary["relationships"] == {"CONTAINS": 13, "INVOKES": 1, "IMPORTS": 1}
 
 
-
-
-def _graph(store, query: str, **params: object) -> set[tuple]:
-    _, rows = store.read(query, params)
-    return {tuple(row) for row in rows}
-
-
 def test_good_files_around_the_bad_ones_are_indexed_whole(indexed, store):
     repo, sha, _ = indexed
 
-    nodes = _graph(store, f"{IN_SNAPSHOT} RETURN labels(n)[0], n.id, n.start_line, n.end_line",
-                   repo=repo, snapshot=sha)
-    edges = _graph(store, f"{IN_SNAPSHOT} MATCH (n)-[r]->(b) WHERE type(r) <> 'CONTAINS' AND r.since <= v.seq < r.until "
-                          "RETURN type(r), n.id, b.id", repo=repo, snapshot=sha)
+    nodes = row_set(store, f"{IN_SNAPSHOT} RETURN labels(n)[0], n.id, n.start_line, n.end_line",
+                    repo=repo, snapshot=sha)
+    edges = row_set(store, f"{IN_SNAPSHOT} MATCH (n)-[r]->(b) WHERE type(r) <> 'CONTAINS' "
+                           "AND r.since <= v.seq < r.until RETURN type(r), n.id, b.id", repo=repo, snapshot=sha)
 
     assert nodes == {
         ("Directory", ".", None, None), ("Directory", "app", None, None), ("Directory", "web", None, None),
@@ -103,8 +93,8 @@ def test_good_files_around_the_bad_ones_are_indexed_whole(indexed, store):
 def test_files_with_warnings_keep_their_code(indexed, store):
     repo, sha, _ = indexed
 
-    code = dict(_graph(store, f"{IN_SNAPSHOT} AND n.id IN $ids RETURN n.id, n.code",
-                       repo=repo, snapshot=sha, ids=["app/latin1.py", "app/broken.py:fine"]))
+    code = dict(row_set(store, f"{IN_SNAPSHOT} AND n.id IN $ids RETURN n.id, n.code",
+                        repo=repo, snapshot=sha, ids=["app/latin1.py", "app/broken.py:fine"]))
 
     assert code == {"app/latin1.py": "# caf\ufffd (latin-1, not UTF-8)\ndef good():\n    return 1\n",
                     "app/broken.py:fine": "def fine():\n    return 2\n"}
@@ -114,9 +104,9 @@ def test_symlink_targets_never_reach_the_graph(indexed, store):
     repo, _, _ = indexed
     passwd_line = PASSWD.read_text().splitlines()[0]  # e.g. root:x:0:0:root:/root:/bin/bash
 
-    leaks = _graph(store, "MATCH (n) WHERE n.code CONTAINS $passwd OR n.code CONTAINS $marker "
-                          "OR (n.repo = $repo AND (n.id STARTS WITH 'evil' OR n.id STARTS WITH 'linked')) RETURN n.id",
-                   repo=repo, passwd=passwd_line, marker=OUTSIDE_MARKER)
+    leaks = row_set(store, "MATCH (n) WHERE n.code CONTAINS $passwd OR n.code CONTAINS $marker "
+                           "OR (n.repo = $repo AND (n.id STARTS WITH 'evil' OR n.id STARTS WITH 'linked')) RETURN n.id",
+                    repo=repo, passwd=passwd_line, marker=OUTSIDE_MARKER)
 
     assert passwd_line and leaks == set()
 
@@ -129,7 +119,7 @@ def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
 
     summary = index_json(root, name)
 
-    functions = _graph(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id", repo=name, snapshot=sha)
+    functions = row_set(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id", repo=name, snapshot=sha)
     deep = {f for (f,) in functions if f.startswith("deep.py:")}
     assert summary["files_parsed"] == 2 and summary["warnings"] == {"syntax errors": 1}
     assert ("ok.py:ok",) in functions

@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import re
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -22,38 +20,9 @@ from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import index_json, one_line_error, run_spider, succeeded, unique_name
 
 NODES_OF_REPO = "MATCH (n {repo: $repo}) WHERE NOT n:Repository RETURN count(n) AS n"  # (its writers' lock)
-
-
-# helpers (test_bad_input.py uses them too) --------------------------------------------------------
-def run_spider(*args: object, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """`spider ARGS` as a subprocess; it inherits SPIDER_HOME (set by the session fixture): the test Neo4j."""
-    return subprocess.run(
-        ["spider", *map(str, args)], capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})}
-    )
-
-
-def succeeded(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr
-    return result.stdout
-
-
-def one_line_error(result: subprocess.CompletedProcess) -> str:
-    """Exit 2, exactly one `spider: error: ...` line on stderr, nothing on stdout; returns that line."""
-    assert "Traceback" not in result.stderr
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("spider: error: "), result.stderr
-    assert result.stdout == ""
-    return lines[0]
-
-
-def index_json(path: Path, repo: str, *extra: str) -> dict:
-    return json.loads(succeeded(run_spider("index", path, "--repo", repo, "--json", *extra)))
 
 
 def cypher_json(query: str, repo: str, *params: str) -> list[dict]:
@@ -63,19 +32,6 @@ def cypher_json(query: str, repo: str, *params: str) -> list[dict]:
 
 def node_count(store: GraphStore, repo: str) -> int:
     return store.read(NODES_OF_REPO, {"repo": repo})[1][0][0]
-
-
-def unique_name() -> str:
-    return f"test/{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture(scope="module")
-def shop(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> str:
-    """The Python shop fixture, indexed once by `spider index` under a unique name."""
-    root, _ = make_repo(tmp_path_factory.mktemp("shop") / "repo", PYTHON.files)
-    name = unique_name()
-    index_json(root, name)
-    return name
 
 
 # 2. repository-level errors ----------------------------------------------------------------------

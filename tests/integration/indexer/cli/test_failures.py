@@ -11,8 +11,6 @@ import pytest
 from spider.indexer.graph import jobs
 from spider.indexer.settings import Neo4jSettings
 
-pytestmark = pytest.mark.integration
-
 PLANTED = {  # every secret-bearing setting, each with a value no output may show
     "NEO4J_PASSWORD": "planted-neo4j-pw-1",
     "ANTHROPIC_API_KEY": "sk-ant-planted-2",

@@ -10,9 +10,7 @@ import subprocess
 import pytest
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.indexer.cli.test_cli import index_json, unique_name
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import index_json, unique_name
 
 ESCAPES = "\x1b[2J\x1b]0;owned\x07\r\x9b"  # clear screen, set the window title, carriage return, C1 CSI
 

@@ -22,10 +22,7 @@ from spider.indexer.vectors.store import open_vector_store
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.indexer.cli.test_cli import run_spider, succeeded
-from tests.integration.indexer.pipeline.test_index_graph import read_graph
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import read_graph, run_spider, succeeded
 
 
 def free_port() -> int:

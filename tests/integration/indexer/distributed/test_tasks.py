@@ -3,7 +3,6 @@ its job."""
 
 from __future__ import annotations
 
-import pytest
 from spider.indexer.distributed import tasks
 from spider.indexer.graph import jobs
 from spider.indexer.pipeline import index as pipeline
@@ -11,9 +10,7 @@ from spider.indexer.pipeline.index import index_repository
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.indexer.pipeline.test_index_graph import read_graph
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import read_graph
 
 
 def _canonical(graph: tuple[list[dict], list[dict]]) -> tuple[list[str], list[str]]:

@@ -17,11 +17,7 @@ from neo4j.exceptions import ClientError
 from spider import cypher
 from spider.indexer.settings import external_neo4j
 
-from tests.integration.indexer.cli import test_cli
-from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
-
-pytestmark = pytest.mark.integration
-shop = test_cli.shop  # the indexed Python shop fixture (module scope)
+from tests.integration.helpers import one_line_error, run_spider, succeeded
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
 local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")

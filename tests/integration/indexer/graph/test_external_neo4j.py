@@ -5,11 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-import pytest
-
 from tests.fixtures.gitrepo import make_repo
-
-pytestmark = pytest.mark.integration
 
 
 def test_index_and_query_an_external_server_without_starting_a_local_one(tmp_path, neo4j_settings, store, repo_name):

@@ -16,8 +16,6 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 from spider.indexer.graph import neo4j_local
 
-pytestmark = pytest.mark.integration
-
 REPO = Path(__file__).resolve().parents[4]
 START_IN_CHILD = """
 import json

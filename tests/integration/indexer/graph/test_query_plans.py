@@ -20,8 +20,6 @@ from spider import cypher
 from spider.indexer.graph.store import GraphStore, templated
 from spider.indexer.graph.versions import OPEN
 
-pytestmark = pytest.mark.integration
-
 LURE = "test/plan-lure"
 CODE_INDEXES = ("function_id", "function_since", "function_until", "function_version")
 KEYED_BY_ID = re.compile(r"MATCH \((\w+):\w+ \{repo: \$repo, id: ")

@@ -22,8 +22,6 @@ from spider.indexer.vectors.store import VectorStore
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
 
-pytestmark = pytest.mark.integration
-
 UNSEEN_VERSIONS = """
 MATCH (n:Directory|File|Class|Function {repo: $repo})
 WHERE NOT EXISTS { MATCH (s:Snapshot {repo: $repo}) WHERE n.since <= s.seq < n.until }

@@ -18,9 +18,7 @@ import pytest
 from spider.indexer.graph.snapshot_diff import read_contents
 
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded, unique_name
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import index_json, run_spider, succeeded, unique_name
 
 # Runs index_repository as `spider index` does and SIGKILLs itself at the first step of the stage named by
 # argv[3] ("complete": as the snapshot is about to be marked complete, after every other write).

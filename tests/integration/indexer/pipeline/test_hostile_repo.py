@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.indexer.cli.test_bad_input import _graph
-from tests.integration.indexer.cli.test_cli import index_json, one_line_error, run_spider, succeeded, unique_name
-from tests.integration.indexer.pipeline.test_index_graph import IN_SNAPSHOT
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import (
+    IN_SNAPSHOT,
+    index_json,
+    one_line_error,
+    row_set,
+    run_spider,
+    succeeded,
+    unique_name,
+)
 
 NOT_UTF8 = b"\xff\xfe"
 
@@ -35,7 +39,8 @@ def commit_raw_names(root: Path, files: dict[bytes, bytes]) -> str:
 
 
 def functions_of(store, repo: str, sha: str) -> set[tuple]:
-    return _graph(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id, n.start_line, n.end_line", repo=repo, snapshot=sha)
+    return row_set(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id, n.start_line, n.end_line",
+                   repo=repo, snapshot=sha)
 
 
 def test_a_file_name_that_is_not_utf8_is_indexed_under_its_escaped_path(tmp_path, store):
@@ -93,7 +98,7 @@ def test_sources_with_a_byte_order_mark_are_decoded_with_their_lines(tmp_path, s
               for q, start, end in (("Greeter.hello", 3, 4), ("main", 7, 8))}
     java = {("src/app/Hello.java:Hello.greet", 5, 6), ("src/app/Other.java:Other.greet", 5, 6)}
     assert functions_of(store, name, sha) == python | java
-    code = dict(_graph(store, f"{IN_SNAPSHOT} AND n.id = 'le/app.py' RETURN n.id, n.code", repo=name, snapshot=sha))
+    code = dict(row_set(store, f"{IN_SNAPSHOT} AND n.id = 'le/app.py' RETURN n.id, n.code", repo=name, snapshot=sha))
     assert code == {"le/app.py": PY_SOURCE}
 
 

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
@@ -24,9 +23,8 @@ from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
+from tests.integration.helpers import one_line_error, run_spider, succeeded
 
-pytestmark = pytest.mark.integration
 
 def commit(root: Path, files: dict[str, str]) -> str:
     for child in root.iterdir():

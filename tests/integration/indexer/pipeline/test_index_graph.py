@@ -5,37 +5,12 @@ from __future__ import annotations
 import posixpath
 
 import pytest
-from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.versions import delete_snapshot
 from spider.indexer.pipeline.index import index_repository
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES, ShopFixture
-
-pytestmark = pytest.mark.integration
-
-IN_SNAPSHOT = """
-MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
-MATCH (n:Directory|File|Class|Function {repo: $repo}) WHERE n.since <= v.seq < n.until
-"""  # a snapshot's nodes: the versions of its repository its number falls in
-GRAPH_NODES = IN_SNAPSHOT + """
-RETURN labels(n)[0] AS label, n.id AS id, n.start_line AS start, n.end_line AS end, n.code AS code,
-       n.content_hash AS hash, n.language AS language
-"""
-GRAPH_EDGES = """
-MATCH (v:Snapshot {repo: $repo, snapshot: $snapshot})
-MATCH (a {repo: $repo})-[r]->(b) WHERE r.since <= v.seq < r.until
-RETURN type(r) AS type, a.id AS src, b.id AS dst, r.resolution AS resolution,
-       b.repo = a.repo AND a.since <= v.seq < a.until AND b.since <= v.seq < b.until AS same
-"""
-
-
-def read_graph(store: GraphStore, repo: str, snapshot: str) -> tuple[list[dict], list[dict]]:
-    params = {"repo": repo, "snapshot": snapshot}
-    keys, rows = store.read(GRAPH_NODES, params)
-    nodes = [dict(zip(keys, r)) for r in rows]
-    keys, rows = store.read(GRAPH_EDGES, params)
-    return nodes, [dict(zip(keys, r)) for r in rows]
+from tests.integration.helpers import read_graph
 
 
 def expected_containment(fixture: ShopFixture, files: set[str]) -> set[tuple[str, str]]:

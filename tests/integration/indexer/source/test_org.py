@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from spider.indexer.graph import jobs
 from spider.indexer.settings import path_name
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.indexer.cli.test_cli import run_spider
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import run_spider
 
 
 def test_org_index_runs_every_repository_and_revision(tmp_path, store, repo_name):

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from spider.indexer.source.walk import open_commit, read_blobs, select_files
 
 from tests.fixtures.gitrepo import make_repo
-
-pytestmark = pytest.mark.integration
 
 
 def test_thousands_of_blobs_stream_through_one_cat_file_without_deadlock(tmp_path):

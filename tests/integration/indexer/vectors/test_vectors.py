@@ -33,8 +33,6 @@ from spider.indexer.vectors.store import (
     point_id,
 )
 
-pytestmark = pytest.mark.integration
-
 DIM = 384
 MODEL = "test-model"
 COLLECTION = collection_name(MODEL, DIM)

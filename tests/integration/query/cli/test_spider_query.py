@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 
 import pytest
 from spider.indexer.graph.store import GraphStore
@@ -15,15 +14,9 @@ from spider.indexer.pipeline.index import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON
+from tests.integration.helpers import ISSUE, spider_query
 
-pytestmark = pytest.mark.integration
-
-ISSUE = "checkout charges the wrong amount: the discount is applied twice to the order total"
 GRAPH_ARGS = ("-k", "4", "-c", "2", "-n", "50", "--edges", "contains:4,invokes:2")
-
-
-def spider_query(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["spider-query", *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
 
 
 def answer_of(*args: str, env: dict | None = None) -> dict:

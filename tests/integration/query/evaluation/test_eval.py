@@ -15,8 +15,6 @@ from spider.query.evaluation.train_selector import Proposal, load_proposals
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
 
-pytestmark = pytest.mark.integration
-
 
 def spider(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["spider", *args], capture_output=True, text=True, env=os.environ)

@@ -21,9 +21,7 @@ from spider.indexer.vectors.store import QdrantServerStore, VectorStore, collect
 from spider.query.retrieve.dense import dense_ranking, snapshot_members
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.indexer.cli.test_cli import index_json, run_spider, succeeded
-
-pytestmark = pytest.mark.integration
+from tests.integration.helpers import index_json, run_spider, succeeded
 
 FILES = {
     "billing/invoice.py": (

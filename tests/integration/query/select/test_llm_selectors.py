@@ -14,8 +14,6 @@ from spider.query.select.stage2 import Candidate, SelectionRequest, decide_all
 
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 
-pytestmark = pytest.mark.integration
-
 ISSUE = "Totals are wrong when a discount applies: DiscountedOrder.total forgets the tax."
 
 

@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spider import cypher
 from spider.query.cli.main import main
-
-from tests.integration.indexer.cli import test_cli
-
-pytestmark = pytest.mark.integration
-shop = test_cli.shop  # the indexed Python shop fixture (module scope)
 
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
 JSON = st.recursive(

@@ -1,0 +1,5 @@
+class A {}
+
+// expect:
+// package: none
+// entity class A 1-1
