@@ -46,7 +46,7 @@ from spider.indexer.parse.treesitter import (
     parser,
     text,
 )
-from spider.indexer.schema import Label
+from spider.indexer.schema import Label, Language
 
 _FUNCTIONS = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression", "function",
@@ -85,7 +85,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     root = tree.root_node
     facts = FileFacts(
         path=path,
-        language="javascript" if grammar == "javascript" else "typescript",
+        language=Language.JAVASCRIPT if grammar == "javascript" else Language.TYPESCRIPT,
         syntax_errors=count_syntax_errors(root),
     )
     declaration_file = lower.endswith((".d.ts", ".d.mts", ".d.cts")) or re.search(r"\.d\.[^/]*\.ts$", lower)
