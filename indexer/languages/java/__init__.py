@@ -1,0 +1,6 @@
+"""Java: `.java` files."""
+
+from spider.indexer.languages import imported_extractor, register_language
+from spider.indexer.schema import Language
+
+register_language(Language.JAVA, (".java",), imported_extractor(f"{__name__}.extract"))

@@ -1,0 +1,9 @@
+"""JavaScript and TypeScript: one extractor (it picks the grammar by extension) and two languages on the
+File nodes."""
+
+from spider.indexer.languages import imported_extractor, register_language
+from spider.indexer.schema import Language
+
+_EXTRACT = imported_extractor(f"{__name__}.extract")
+register_language(Language.JAVASCRIPT, (".js", ".jsx", ".mjs", ".cjs"), _EXTRACT)
+register_language(Language.TYPESCRIPT, (".ts", ".tsx", ".mts", ".cts"), _EXTRACT)

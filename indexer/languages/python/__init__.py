@@ -1,0 +1,6 @@
+"""Python: `.py` and `.pyi` files."""
+
+from spider.indexer.languages import imported_extractor, register_language
+from spider.indexer.schema import Language
+
+register_language(Language.PYTHON, (".py", ".pyi"), imported_extractor(f"{__name__}.extract"))
