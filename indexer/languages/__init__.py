@@ -1,6 +1,6 @@
 """The languages spider reads. Each is a plug-in: a package here that registers, when imported, the file extensions
-it reads and its extractor (source -> FileFacts). Every package here is imported with this one; a language from
-elsewhere registers itself the same way."""
+it reads, its extractor (source -> FileFacts) and its resolution rules (`rules.LanguageRules`). Every package here
+is imported with this one; a language from elsewhere (a test's) registers itself the same way."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Callable, Iterable
 
+from spider.indexer.languages.rules import LanguageRules
 from spider.indexer.parse.facts import FileFacts
 
 Extractor = Callable[[str, bytes], FileFacts]
@@ -21,20 +22,25 @@ class _Registered:
 
 
 _BY_EXTENSION: dict[str, _Registered] = {}
+_RULES: dict[str, LanguageRules] = {}
 
 
-def register_language(language: str, extensions: Iterable[str], extract: Extractor) -> Callable[[], None]:
-    """Read files with these extensions (".py", lower case) with `extract` as files of `language`. Returns what
-    undoes the registration."""
+def register_language(
+    language: str, extensions: Iterable[str], extract: Extractor, rules: LanguageRules,
+) -> Callable[[], None]:
+    """Read files with these extensions (".py", lower case) with `extract` as files of `language`, resolved by
+    `rules`. Returns what undoes the registration."""
     extensions = tuple(extensions)
-    taken = [e for e in extensions if e in _BY_EXTENSION]
+    taken = [e for e in extensions if e in _BY_EXTENSION] + ([language] if language in _RULES else [])
     if taken:
         raise ValueError(f"already registered: {', '.join(taken)}")
     _BY_EXTENSION.update(dict.fromkeys(extensions, _Registered(language, extract)))
+    _RULES[language] = rules
 
     def unregister() -> None:
         for extension in extensions:
             del _BY_EXTENSION[extension]
+        del _RULES[language]
 
     return unregister
 
@@ -63,6 +69,10 @@ def language_of(path: str) -> str | None:
 def extractor_for(path: str) -> Extractor | None:
     entry = _BY_EXTENSION.get(_suffix(path))
     return entry.extract if entry else None
+
+
+def rules_for(language: str) -> LanguageRules:
+    return _RULES[language]
 
 
 for _package in pkgutil.iter_modules(__path__):
