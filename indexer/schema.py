@@ -23,6 +23,15 @@ class Rel(StrEnum):
     INHERITS = "INHERITS"
 
 
+class Language(StrEnum):
+    """The languages spider reads (property `language` of File, Class and Function nodes)."""
+
+    PYTHON = "python"
+    JAVA = "java"
+    JAVASCRIPT = "javascript"
+    TYPESCRIPT = "typescript"
+
+
 class Resolution(StrEnum):
     """How an IMPORTS/INVOKES/INHERITS target was found (property `resolution` on the edge)."""
 

@@ -1,30 +1,57 @@
-"""Which extractor handles which file, by extension."""
+"""The languages spider reads. Each is a plug-in: a package here that registers, when imported, the file extensions
+it reads, its extractor (source -> FileFacts) and its resolution rules (`rules.LanguageRules`). Every package here
+is imported with this one; a language from elsewhere (a test's) registers itself the same way."""
 
 from __future__ import annotations
 
+import pkgutil
+from dataclasses import dataclass
 from importlib import import_module
-from typing import Callable
+from typing import Callable, Iterable
 
+from spider.indexer.languages.rules import LanguageRules
 from spider.indexer.parse.facts import FileFacts
 
 Extractor = Callable[[str, bytes], FileFacts]
 
-# extension -> (module under indexer.languages, language of the File node)
-_EXTENSIONS: dict[str, tuple[str, str]] = {
-    ".py": ("python", "python"),
-    ".pyi": ("python", "python"),
-    ".java": ("java", "java"),
-    ".js": ("javascript", "javascript"),
-    ".jsx": ("javascript", "javascript"),
-    ".mjs": ("javascript", "javascript"),
-    ".cjs": ("javascript", "javascript"),
-    ".ts": ("javascript", "typescript"),
-    ".tsx": ("javascript", "typescript"),
-    ".mts": ("javascript", "typescript"),
-    ".cts": ("javascript", "typescript"),
-}
 
-SUPPORTED_LANGUAGES = ("python", "java", "javascript", "typescript")
+@dataclass(frozen=True)
+class _Registered:
+    language: str  # of the File node
+    extract: Extractor
+
+
+_BY_EXTENSION: dict[str, _Registered] = {}
+_RULES: dict[str, LanguageRules] = {}
+
+
+def register_language(
+    language: str, extensions: Iterable[str], extract: Extractor, rules: LanguageRules,
+) -> Callable[[], None]:
+    """Read files with these extensions (".py", lower case) with `extract` as files of `language`, resolved by
+    `rules`. Returns what undoes the registration."""
+    extensions = tuple(extensions)
+    taken = [e for e in extensions if e in _BY_EXTENSION] + ([language] if language in _RULES else [])
+    if taken:
+        raise ValueError(f"already registered: {', '.join(taken)}")
+    _BY_EXTENSION.update(dict.fromkeys(extensions, _Registered(language, extract)))
+    _RULES[language] = rules
+
+    def unregister() -> None:
+        for extension in extensions:
+            del _BY_EXTENSION[extension]
+        del _RULES[language]
+
+    return unregister
+
+
+def imported_extractor(module: str) -> Extractor:
+    """The `extract` function of `module`, imported when first called: tree-sitter grammars are loaded only by
+    processes that parse."""
+    def extract(path: str, source: bytes) -> FileFacts:
+        return import_module(module).extract(path, source)
+
+    return extract
 
 
 def _suffix(path: str) -> str:
@@ -35,12 +62,19 @@ def _suffix(path: str) -> str:
 
 
 def language_of(path: str) -> str | None:
-    entry = _EXTENSIONS.get(_suffix(path))
-    return entry[1] if entry else None
+    entry = _BY_EXTENSION.get(_suffix(path))
+    return entry.language if entry else None
 
 
 def extractor_for(path: str) -> Extractor | None:
-    entry = _EXTENSIONS.get(_suffix(path))
-    if entry is None:
-        return None
-    return import_module(f"spider.indexer.languages.{entry[0]}.extract").extract
+    entry = _BY_EXTENSION.get(_suffix(path))
+    return entry.extract if entry else None
+
+
+def rules_for(language: str) -> LanguageRules:
+    return _RULES[language]
+
+
+for _package in pkgutil.iter_modules(__path__):
+    if _package.ispkg:
+        import_module(f"{__name__}.{_package.name}")

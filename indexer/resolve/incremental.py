@@ -4,7 +4,7 @@ Every file's resolution records what it read (`indexer.resolve.references`): fil
 bases. A commit changes the files whose blobs differ (added, removed, edited) and the method names those files
 define, before or after; a file is resolved again when it changed or read something that changed, and its
 inheritance pass also when it read the bases of a file whose inheritance pass runs again. Every import lookup
-depends on the module layout (which files exist in which language, Java packages): when that changes, everything
+depends on the module layout (which files exist in which language, in which package): when that changes, everything
 is resolved again. The result is the full resolution's, edge for edge (tested against it).
 """
 
@@ -24,8 +24,9 @@ STATE_VERSION = 2  # of what is pickled: a state saved by another version is not
 
 
 def layout_of(files: dict[str, FileFacts]) -> str:
-    """What the module index is built from: each file's path, language and Java package."""
-    rows = sorted((path, f.language, f.package if f.language == "java" else None) for path, f in files.items())
+    """What the module maps are built from: each file's path, language and package declaration (None where the
+    language has none)."""
+    rows = sorted((path, f.language, f.package) for path, f in files.items())
     return sha256(repr(rows).encode()).hexdigest()
 
 

@@ -1,8 +1,8 @@
 """References -> IMPORTS / INVOKES / INHERITS edges, resolved repo-wide through scopes, imports and re-exports.
 
-A name is looked up the way the language does it: enclosing scopes outwards (Java also sees the members of
-enclosing and inherited classes), then the file, then what the language adds implicitly (Java: the
-file's own package and wildcard imports; Python and JS: star imports). Dotted names walk members of
+A name is looked up the way the language does it, as its `LanguageRules` say: enclosing scopes outwards (Java also
+sees the members of enclosing and inherited classes), then the file, then what the language adds implicitly (Java:
+the file's own package and wildcard imports; Python and JS: star imports). Dotted names walk members of
 modules (exports, submodules) and classes (bases included). What cannot be found is dropped; the only guess
 is a method name that is unique in the repo, called on a receiver the scopes do not know (`heuristic`).
 
@@ -19,6 +19,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
 
+from spider.indexer.languages import rules_for
+from spider.indexer.languages.rules import Exports
 from spider.indexer.parse.facts import (
     EXPR,
     SELF,
@@ -153,7 +155,7 @@ class Resolver:
                 _add(found, Rel.IMPORTS, src, dst, Resolution.IMPORT)
         for export in facts.exports:  # `export { x } from "./m"` imports what it re-exports
             if export.module is not None:
-                module = self.modules.js_module(path, export.module)
+                module = self.modules.of(facts.language).module(path, export.module)
                 named = export.imported not in (None, "*") and module is not None
                 dst = self._node_of(next(iter(self.members(module, export.imported, facts.language)), None)
                                     if named else module)
@@ -197,6 +199,7 @@ class Resolver:
     ) -> list[tuple[str, Resolution]]:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
         language = self.files[path].language
+        rules = rules_for(language)
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
             if named:
@@ -210,7 +213,7 @@ class Resolver:
             resolution = Resolution.EXACT
         else:
             found = self.lookup(path, scope, head)
-            qualified = self._java_qualified(parts) if found is None and language == "java" else None
+            qualified = self._qualified(path, parts) if found is None and rules.qualified_names else None
             if found is _OUTSIDE:
                 return []
             if found is not None:
@@ -234,8 +237,8 @@ class Resolver:
             targets = fitting or targets
         result = []
         for target in targets:
-            if isinstance(target, Module) and language in ("javascript", "typescript") and not target.is_dir:
-                target = next(iter(self.members(target, "default", language)), None)  # calling a CommonJS module
+            if isinstance(target, Module) and rules.module_call and not target.is_dir:  # calling a CommonJS module
+                target = next(iter(self.members(target, rules.module_call, language)), None)
             if isinstance(target, str) and target in self.entities:
                 if classes_only and self.entities[target][1].label != Label.CLASS:
                     continue
@@ -276,16 +279,17 @@ class Resolver:
     def lookup(self, path: str, scope: str | None, name: str) -> Found | None:
         """A bare name as seen from `scope`: its targets (Java overloads: several), or _OUTSIDE, or None."""
         language = self.files[path].language
+        class_scope = rules_for(language).class_scope
         current = scope
         while True:
             owner = entity_id(path, current) if current else path
             entity = self.entities[owner][1] if current else None
             is_class = entity is not None and entity.label == Label.CLASS
-            if not is_class or current == scope or language == "java":
+            if not is_class or current == scope or class_scope:
                 hit = self._local(path, current, owner, name, language)
                 if hit is not None:
                     return hit
-                if is_class and language == "java":
+                if is_class and class_scope:
                     inherited = [m for base in self._bases_of(owner) for m in self.members(base, name, language)]
                     if inherited:
                         return inherited, Resolution.EXACT
@@ -297,7 +301,7 @@ class Resolver:
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
         defined = self.children.get(owner, {}).get(name)
         if defined:
-            return (list(defined) if language == "java" else defined[-1:]), Resolution.EXACT
+            return (list(defined) if rules_for(language).overloads else defined[-1:]), Resolution.EXACT
         imp = self.imports.get((path, scope), {}).get(name)
         if imp is not None:
             target = self.resolve_import(path, imp)
@@ -307,13 +311,11 @@ class Resolver:
         return None
 
     def _implicit(self, path: str, name: str, language: str) -> Found | None:
-        facts = self.files[path]
-        if language == "java":
-            for file in self.modules.java_package_files(facts.package or ""):
-                self._read(file)
-                hit = self.children.get(file, {}).get(name)
-                if hit:
-                    return hit[:1], (Resolution.EXACT if file == path else Resolution.IMPORT)
+        for file in self.modules.of(language).implicit_files(path):
+            self._read(file)
+            hit = self.children.get(file, {}).get(name)
+            if hit:
+                return hit[:1], (Resolution.EXACT if file == path else Resolution.IMPORT)
         for imp in self.star_imports.get((path, None), []):
             module = self._module_of(path, imp)
             if module is not None:
@@ -322,30 +324,28 @@ class Resolver:
                     return hit, Resolution.IMPORT
         return None
 
-    def _java_qualified(self, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:
-        """`com.acme.Foo.bar` -> (the class com.acme.Foo, ("bar",)): the longest package prefix wins."""
+    def _qualified(self, path: str, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:
+        """`com.acme.Foo.bar` -> (the package com.acme, ("Foo", "bar")): the longest prefix naming a module wins."""
+        modules = self.modules.of(self.files[path].language)
         for cut in range(len(parts) - 1, 0, -1):
-            package = ".".join(parts[:cut])
-            if self.modules.is_java_package(package):
-                return Module(package, is_dir=True), parts[cut:]
+            module = modules.module(path, ".".join(parts[:cut]))
+            if module is not None:
+                return module, parts[cut:]
         return None
 
     # imports ----------------------------------------------------------------------
     def _module_of(self, path: str, imp: Import) -> Module | None:
         language = self.files[path].language
-        if language == "python":
-            return self.modules.python_module(path, imp.module)
-        if language == "java":
-            if self.modules.is_java_package(imp.module):
-                return Module(imp.module, is_dir=True)
-            found = self._java_qualified(tuple(imp.module.split(".")))
-            if found is None:
-                return None
-            targets: list[Target] = [found[0]]
-            for part in found[1]:
-                targets = [m for t in targets for m in self.members(t, part, language)]
-            return targets[0] if targets else None  # a class, for static imports
-        return self.modules.js_module(path, imp.module)
+        module = self.modules.of(language).module(path, imp.module)
+        if module is not None or not rules_for(language).qualified_names:
+            return module
+        found = self._qualified(path, tuple(imp.module.split(".")))
+        if found is None:
+            return None
+        targets: list[Target] = [found[0]]
+        for part in found[1]:
+            targets = [m for t in targets for m in self.members(t, part, language)]
+        return targets[0] if targets else None  # a class, for static imports
 
     def resolve_import(self, path: str, imp: Import, depth: int = 0) -> Target | None:
         """What an import binds: an entity, a module, _EXTERNAL (outside the repo) or None (not found)."""
@@ -386,30 +386,30 @@ class Resolver:
         if isinstance(target, str):
             return self._class_members(target, name, language, depth)
         if target.is_dir:
-            if language == "java":
-                for file in self.modules.java_package_files(target.path):
-                    self._read(file)
-                    hit = self.children.get(file, {}).get(name)
-                    if hit:
-                        return hit[:1]
-                return []
-            sub = self.modules.python_submodule(target, name)
+            modules = self.modules.of(language)
+            for file in modules.package_files(target.path):
+                self._read(file)
+                hit = self.children.get(file, {}).get(name)
+                if hit:
+                    return hit[:1]
+            sub = modules.submodule(target, name)
             return [sub] if sub else []
         self._read(target.path)
         facts = self.files.get(target.path)
         if facts is None:
             return []
-        if facts.language == "python":
-            return self._python_module_member(target, name, depth)
-        if facts.language in ("javascript", "typescript"):
-            return self._js_export(target.path, name, depth)
+        exports = rules_for(facts.language).exports
+        if exports is Exports.FILE_SCOPE:
+            return self._file_scope_member(target, name, depth)
+        if exports is Exports.DECLARED:
+            return self._declared_export(target.path, name, depth)
         return []
 
     def _class_members(self, eid: str, name: str, language: str, depth: int) -> list[Target]:
         self._read(self._file_of(eid))
         own = self.children.get(eid, {}).get(name)
         if own:
-            return list(own) if language == "java" else own[-1:]  # Java overloads all share the name
+            return list(own) if rules_for(language).overloads else own[-1:]
         path, entity = self.entities[eid]
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
@@ -420,8 +420,9 @@ class Resolver:
                 return inherited
         return []
 
-    def _python_module_member(self, module: Module, name: str, depth: int) -> list[Target]:
+    def _file_scope_member(self, module: Module, name: str, depth: int) -> list[Target]:
         path = module.path
+        language = self.files[path].language
         self._read(path)
         defined = self.children.get(path, {}).get(name)
         if defined:
@@ -430,18 +431,18 @@ class Resolver:
         if imp is not None:  # a re-export (`from .impl import name` in a package's __init__)
             target = self.resolve_import(path, imp, depth)
             return [target] if target is not None and target is not _EXTERNAL else []
-        sub = self.modules.python_submodule(module, name)
+        sub = self.modules.of(language).submodule(module, name)
         if sub:
             return [sub]
         for star in self.star_imports.get((path, None), []):
-            inner = self.modules.python_module(path, star.module)
+            inner = self.modules.of(language).module(path, star.module)
             if inner is not None and inner != module:
-                hit = self.members(inner, name, "python", depth + 1)
+                hit = self.members(inner, name, language, depth + 1)
                 if hit:
                     return hit
         return []
 
-    def _js_export(self, path: str, name: str, depth: int) -> list[Target]:
+    def _declared_export(self, path: str, name: str, depth: int) -> list[Target]:
         self._read(path)
         facts = self.files[path]
         if not facts.exports:  # a script: its file-scope names are what `require` sees
@@ -457,17 +458,17 @@ class Resolver:
                 hit = self._local(path, None, path, export.local, facts.language)
                 return hit[0] if hit else []
             if export.module is not None and (export.name == name or export.name == "*"):
-                module = self.modules.js_module(path, export.module)
+                module = self.modules.of(facts.language).module(path, export.module)
                 if module is None:
                     continue
                 if export.name == "*":
-                    hit = self._js_export(module.path, name, depth + 1) if depth < _MAX_DEPTH else []
+                    hit = self._declared_export(module.path, name, depth + 1) if depth < _MAX_DEPTH else []
                     if hit:
                         return hit
                 elif export.imported is None:
                     return [module]
                 else:
-                    return self._js_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
+                    return self._declared_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
         return []
 
 

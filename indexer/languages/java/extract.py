@@ -22,7 +22,7 @@ from operator import itemgetter
 import tree_sitter
 from spider.indexer.parse.facts import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, parse, parser, text
-from spider.indexer.schema import Label
+from spider.indexer.schema import Label, Language
 
 _CLASS_KINDS = {
     "class_declaration": "class",
@@ -145,7 +145,7 @@ Region = tuple[int, int, Ctx | None]
 
 def extract(path: str, source: bytes) -> FileFacts:
     root = parse("java", source).root_node
-    facts = FileFacts(path=path, language="java", syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=Language.JAVA, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, SourceLines(source), source).run(root)
     return facts
 

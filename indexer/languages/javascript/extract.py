@@ -13,7 +13,7 @@ callback (`utils.forEach()`); anything nested is prefixed by its parent's qualna
 declarations (overloads, `declare`, abstract and interface methods, all of a `.d.ts`) make no Function.
 
 Speed (every call expression is visited, and the walk cost more than the parse): the hot paths compare
-`Node.kind_id` and ask `child_by_field_id` (see `_Grammar`) instead of building `Node.type` strings, slice the
+`Node.kind_id` and ask `child_by_field_id` (see `Grammar`) instead of building `Node.type` strings, slice the
 source instead of `Node.text`, and, in a tree without ERROR/MISSING nodes, skip what the grammar says holds
 nothing to walk (a callee that is a plain dotted name, the property of a member). References and imports are
 built through their slot descriptors, not the frozen dataclass `__init__` (`model.built_through_slots`).
@@ -25,6 +25,27 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+from spider.indexer.languages.javascript.grammar import CLASSES, DEFINITIONS, FUNCTIONS, LEAVES, Grammar
+from spider.indexer.languages.javascript.syntax import (
+    NEWLINE_RUN,
+    annotation_parts,
+    block_body,
+    callee_name,
+    chain,
+    constructed,
+    declared_names,
+    expr_target,
+    field_types,
+    first_string_argument,
+    key_name,
+    last_component,
+    object_members,
+    parameter_types,
+    required_module,
+    string_value,
+    type_parts,
+    unwrap,
+)
 from spider.indexer.parse.facts import (
     EXPR,
     SELF,
@@ -36,41 +57,12 @@ from spider.indexer.parse.facts import (
     Reference,
     RefKind,
 )
-from spider.indexer.parse.treesitter import (
-    Node,
-    SourceLines,
-    count_syntax_errors,
-    first_line,
-    last_line,
-    parse,
-    parser,
-    text,
-)
-from spider.indexer.schema import Label
+from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
+from spider.indexer.schema import Label, Language
 
-_FUNCTIONS = frozenset({
-    "function_declaration", "generator_function_declaration", "function_expression", "function",
-    "generator_function", "arrow_function",
-})  # fmt: skip
-_CLASSES = frozenset({
-    "class_declaration", "class", "abstract_class_declaration", "interface_declaration", "enum_declaration",
-})  # fmt: skip
-_DEFINITIONS = _FUNCTIONS | _CLASSES
-_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
-_CALLBACKS = _DEFINITIONS | _WRAPPERS  # arguments that may be (wrapped) functions or classes
-_LEAVES = frozenset({
-    "identifier", "property_identifier", "private_property_identifier", "shorthand_property_identifier",
-    "type_identifier", "string", "number", "regex", "comment", "true", "false", "null", "undefined", "this",
-    "super", "predefined_type", "type_annotation", "type_arguments", "type_parameters", "statement_identifier",
-    "jsx_text", "hash_bang_line", "html_comment", "escape_sequence", "string_fragment",
-})  # fmt: skip
-_MAX_CALLEE_TEXT = 120  # longer callee texts (they swallow earlier callbacks of a chain) are shortened
-_NEWLINE_RUN = re.compile(r"\s*\n\s*")
 _DOTTED_BYTES = re.compile(rb"[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)+\Z")  # a.b, this.#c (ASCII, no spaces)
 _NOT_HEADS = frozenset({"import", "new", "undefined", "null", "true", "false"})  # no identifiers: not a chain
 _MAX_DOTTED_TEXT = 200  # longer callees are not read as text (a chain of calls would be copied again and again)
-_PROPERTIES = frozenset({"property_identifier", "private_property_identifier", "identifier"})  # links of a chain
-_CHAIN_LINKS = frozenset({"member_expression", "nested_identifier", "non_null_expression"})
 
 
 def extract(path: str, source: bytes) -> FileFacts:
@@ -85,7 +77,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     root = tree.root_node
     facts = FileFacts(
         path=path,
-        language="javascript" if grammar == "javascript" else "typescript",
+        language=Language.JAVASCRIPT if grammar == "javascript" else Language.TYPESCRIPT,
         syntax_errors=count_syntax_errors(root),
     )
     declaration_file = lower.endswith((".d.ts", ".d.mts", ".d.cts")) or re.search(r"\.d\.[^/]*\.ts$", lower)
@@ -128,7 +120,7 @@ _OBJ, _DECL, _STMT, _REQUIRE = "obj", "decl", "stmt", "require"
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts, lines: SourceLines, grammar: _Grammar) -> None:
+    def __init__(self, facts: FileFacts, lines: SourceLines, grammar: Grammar) -> None:
         self.facts = facts
         self.lines = lines
         self.g = grammar
@@ -182,7 +174,7 @@ class _Walker:
         if name_hint is None and t == "arrow_function":  # no name of its own: part of the enclosing entity
             self.children(node, ctx)
             return
-        is_class = t in _CLASSES
+        is_class = t in CLASSES
         body = node.child_by_field_name("body")
         if t != "arrow_function" and not is_class and body is not None and body.type != "statement_block":
             body = None  # error recovery
@@ -196,7 +188,7 @@ class _Walker:
         if not claim:  # an anonymous function whose role the parent did not know: part of the enclosing entity
             self.children(node, ctx)
             return
-        display = (name_hint.display if name_hint is not None else None) or _last_component(claim)
+        display = (name_hint.display if name_hint is not None else None) or last_component(claim)
         if is_class:
             kind = {"interface_declaration": "interface", "enum_declaration": "enum"}.get(t, "class")
         else:
@@ -210,11 +202,11 @@ class _Walker:
             start, end = first, last
         qualname = self.define(Label.CLASS if is_class else Label.FUNCTION, ctx, claim, display, kind, start, end)
         if is_class:
-            fields_ = _field_types(body) if self.typed else {}
+            fields_ = field_types(body) if self.typed else {}
             inner = _Ctx(qualname, types={}, fields=fields_, module_level=ctx.module_level, ambient=ctx.ambient)
             self.heritage(node, qualname)
         else:
-            inner = _Ctx(qualname, types=_parameter_types(node) if self.typed else {}, fields=ctx.fields,
+            inner = _Ctx(qualname, types=parameter_types(node) if self.typed else {}, fields=ctx.fields,
                          module_level=ctx.module_level, ambient=ctx.ambient)  # fmt: skip
         items = [(n, inner, None) for n in (name_hint.extra if name_hint is not None else ())]
         leaves = self.g.leaves
@@ -236,16 +228,16 @@ class _Walker:
             self.children(node, ctx)
             return
         if isinstance(hint, _Name):
-            claim, start, kind, extra = hint.claim or _key_name(name_node), hint.start, hint.kind, hint.extra
+            claim, start, kind, extra = hint.claim or key_name(name_node), hint.start, hint.kind, hint.extra
         else:
-            claim, start, kind, extra = _key_name(name_node), first_line(node), "method", ()
-        display = _key_name(name_node)
+            claim, start, kind, extra = key_name(name_node), first_line(node), "method", ()
+        display = key_name(name_node)
         start = min(start, first_line(node))
         qualname = self.define(Label.FUNCTION, ctx, claim, display, kind or "method", start, last_line(node))
-        types = _parameter_types(node) if self.typed else {}
+        types = parameter_types(node) if self.typed else {}
         inner = _Ctx(qualname, types=types, fields=ctx.fields, module_level=ctx.module_level)
         items = [(n, inner, None) for n in extra]
-        items.extend((c, inner, None) for c in node.named_children if c.type not in _LEAVES and c != name_node)
+        items.extend((c, inner, None) for c in node.named_children if c.type not in LEAVES and c != name_node)
         if name_node.type == "computed_property_name":
             items.append((name_node, ctx, None))
         self.push(items)
@@ -261,16 +253,16 @@ class _Walker:
                 continue
             start = first_line(decorators[0]) if decorators else first_line(member)
             if t == "method_definition":
-                name = _key_name(member.child_by_field_name("name"))
+                name = key_name(member.child_by_field_name("name"))
                 kind = "constructor" if name == "constructor" else "method"
                 items.append((member, ctx, _Name(name, name, start, last_line(member), kind, tuple(decorators))))
             elif t in ("field_definition", "public_field_definition"):
                 key = member.child_by_field_name("property") or member.child_by_field_name("name")
-                value = _unwrap(member.child_by_field_name("value"))
-                if key is not None and value is not None and value.type in _DEFINITIONS:
-                    name = _key_name(key)
+                value = unwrap(member.child_by_field_name("value"))
+                if key is not None and value is not None and value.type in DEFINITIONS:
+                    name = key_name(key)
                     extra = tuple(decorators) + tuple(c for c in member.named_children if c.type == "decorator")
-                    kind = "method" if value.type in _FUNCTIONS else None
+                    kind = "method" if value.type in FUNCTIONS else None
                     items.append((value, ctx, _Name(name, name, start, last_line(member), kind, extra)))
                     if key.type == "computed_property_name":
                         items.append((key, ctx, None))
@@ -299,10 +291,10 @@ class _Walker:
                     continue
                 vt = value.kind_id
                 if vt in g.wrappers:
-                    value = _unwrap(value)
+                    value = unwrap(value)
                     vt = value.kind_id
                 if vt in g.definitions_or_object:
-                    name = _key_name(key) if key is not None else ""
+                    name = key_name(key) if key is not None else ""
                     if name and vt in g.object:
                         items.append((value, ctx, (_OBJ, prefix + name + ".")))
                         continue
@@ -313,7 +305,7 @@ class _Walker:
                     # `MMM: [matchWord, function (input) {...}]` (a table of handlers): the array's one function
                     # is the key's; with several, none is (they stay anonymous)
                     functions = [e for e in value.named_children if e.kind_id in g.functions]
-                    if len(functions) == 1 and (name := _key_name(key)):
+                    if len(functions) == 1 and (name := key_name(key)):
                         items.append((functions[0], ctx, _Name(prefix + name, name, first_line(member), last_line(member))))
                         items.extend((e, ctx, None) for e in value.named_children
                                      if e is not functions[0] and e.kind_id not in g.leaves)
@@ -321,7 +313,7 @@ class _Walker:
                 if vt not in g.leaves:
                     items.append((value, ctx, None))
             elif t in g.method_definition:
-                name = _key_name(member.child_by_field_name("name"))
+                name = key_name(member.child_by_field_name("name"))
                 items.append((member, ctx, _Name(prefix + name, name, first_line(member), last_line(member), "method")))
             elif t not in g.leaves:
                 items.append((member, ctx, None))
@@ -339,12 +331,12 @@ class _Walker:
                     else:  # JavaScript: the expression itself
                         targets = [part]
                     for target in targets:
-                        parts = _type_parts(target)
+                        parts = type_parts(target)
                         if parts:
                             add(Reference(qualname, RefKind.INHERIT, parts, first_line(target)))
             elif child.type == "extends_type_clause":  # interface I extends A, B
                 for target in child.children_by_field_name("type"):
-                    parts = _type_parts(target)
+                    parts = type_parts(target)
                     if parts:
                         add(Reference(qualname, RefKind.INHERIT, parts, first_line(target)))
 
@@ -361,7 +353,7 @@ class _Walker:
         span = hint[1] if isinstance(hint, tuple) and hint[0] == _DECL else node
         name_node = node.child_by_field_name("name")
         raw_value = node.child_by_field_name("value")
-        value = _unwrap(raw_value)
+        value = unwrap(raw_value)
         items: list[tuple[Node, _Ctx, object]] = []
         if name_node is None:
             self.children(node, ctx)
@@ -370,8 +362,8 @@ class _Walker:
         name = text(name_node) if is_identifier else ""
         vt = value.type if value is not None else None
         if is_identifier:
-            declared = _annotation_parts(node.child_by_field_name("type")) if self.typed else None
-            constructed = _chain(value.child_by_field_name("constructor")) if vt == "new_expression" else None
+            declared = annotation_parts(node.child_by_field_name("type")) if self.typed else None
+            constructed = chain(value.child_by_field_name("constructor")) if vt == "new_expression" else None
             if declared:
                 ctx.types[name] = (declared, False)
             elif constructed:
@@ -382,19 +374,19 @@ class _Walker:
             items.append((name_node, ctx, None))  # defaults inside a destructuring pattern
         if value is None:
             pass
-        elif vt in _DEFINITIONS and is_identifier:
+        elif vt in DEFINITIONS and is_identifier:
             start, end = (span.start, span.end) if isinstance(span, _Name) else (first_line(span), last_line(span))
             items.append((value, ctx, _Name(name, name, start, end)))
         elif vt == "object" and is_identifier:
             items.append((value, ctx, (_OBJ, name + ".")))
-        elif vt == "call_expression" and (module := _require(value)) is not None:
+        elif vt == "call_expression" and (module := required_module(value)) is not None:
             self.require_binding(name_node, module, None, first_line(node), ctx)
             items.append((value, ctx, _REQUIRE))
-        elif vt == "member_expression" and (module := _require(value.child_by_field_name("object"))):
+        elif vt == "member_expression" and (module := required_module(value.child_by_field_name("object"))):
             prop = value.child_by_field_name("property")
             self.require_binding(name_node, module, text(prop), first_line(node), ctx)
             items.append((value.child_by_field_name("object"), ctx, _REQUIRE))
-        elif vt not in _LEAVES:
+        elif vt not in LEAVES:
             items.append((value, ctx, None))
         self.push(items)
 
@@ -416,7 +408,7 @@ class _Walker:
                     if val is not None and val.type == "assignment_pattern":
                         val = val.child_by_field_name("left")
                     if key is not None and val is not None and val.type == "identifier":
-                        add(Import(ctx.scope, module, _key_name(key), text(val), line))
+                        add(Import(ctx.scope, module, key_name(key), text(val), line))
         else:
             add(Import(ctx.scope, module, None, "", line))
 
@@ -438,48 +430,48 @@ class _Walker:
         for c in node.named_children:
             if c.type == "assignment_expression":
                 items.append((c, ctx, (_STMT, node)))
-            elif c.type not in _LEAVES:
+            elif c.type not in LEAVES:
                 items.append((c, ctx, None))
         self.push(items)
 
     def assignment(self, node: Node, ctx: _Ctx, hint: object) -> None:
         span = hint[1] if isinstance(hint, tuple) and hint[0] == _STMT else node
-        left, right = node.child_by_field_name("left"), _unwrap(node.child_by_field_name("right"))
+        left, right = node.child_by_field_name("left"), unwrap(node.child_by_field_name("right"))
         if left is None or right is None:
             self.children(node, ctx)
             return
         items: list[tuple[Node, _Ctx, object]] = []
         if left.type == "identifier":
             target = text(left)
-            if cls := _constructed(right):
+            if cls := constructed(right):
                 ctx.types[target] = (cls, True)
             elif not (target in ctx.types and not ctx.types[target][1]):  # a declared type survives
                 ctx.types.pop(target, None)
         elif left.type in ("member_expression", "subscript_expression"):
-            target = _NEWLINE_RUN.sub("", text(left)) if left.end_byte - left.start_byte < 400 else ""
+            target = NEWLINE_RUN.sub("", text(left)) if left.end_byte - left.start_byte < 400 else ""
             items.append((left, ctx, None))
         else:
             target = ""
             items.append((left, ctx, None))
         if target:
             self.commonjs_export(left, right, target, ctx)
-        if target and right.type in _DEFINITIONS:
+        if target and right.type in DEFINITIONS:
             display = text(left.child_by_field_name("property")) if left.type == "member_expression" else None
             items.append((right, ctx, _Name(target, display or None, first_line(span), last_line(span))))
         elif target and right.type == "object":
             items.append((right, ctx, (_OBJ, target + ".")))
-        elif right.type not in _LEAVES:
+        elif right.type not in LEAVES:
             items.append((right, ctx, None))
         self.push(items)
 
     def commonjs_export(self, left: Node, right: Node, target: str, ctx: _Ctx) -> None:
-        parts = _chain(left)
+        parts = chain(left)
         if not parts:
             return
         if parts == ("module", "exports"):
             if right.type == "identifier":
                 self.export(ctx, Export("default", local=text(right)))
-            elif right.type in _DEFINITIONS:
+            elif right.type in DEFINITIONS:
                 self.export(ctx, Export("default", local=target))
             elif right.type == "object":
                 for member in right.named_children:
@@ -487,19 +479,19 @@ class _Walker:
                         self.export(ctx, Export(text(member), local=text(member)))
                     elif member.type in ("pair", "method_definition"):
                         key = member.child_by_field_name("key") or member.child_by_field_name("name")
-                        value = _unwrap(member.child_by_field_name("value")) if member.type == "pair" else member
+                        value = unwrap(member.child_by_field_name("value")) if member.type == "pair" else member
                         if key is None or key.type == "computed_property_name":
                             continue
-                        name = _key_name(key)
+                        name = key_name(key)
                         if value is None:
                             continue
                         if value.type == "identifier":
                             self.export(ctx, Export(name, local=text(value)))
-                        elif value.type in _DEFINITIONS or value.type == "method_definition":
+                        elif value.type in DEFINITIONS or value.type == "method_definition":
                             self.export(ctx, Export(name, local=f"module.exports.{name}"))
                         else:
                             self.export(ctx, Export(name))
-            elif (module := _require(right)) is not None:
+            elif (module := required_module(right)) is not None:
                 self.export(ctx, Export("*", module=module, imported="*"))
             else:
                 self.export(ctx, Export("default"))
@@ -507,7 +499,7 @@ class _Walker:
             name = parts[-1]
             if right.type == "identifier":
                 self.export(ctx, Export(name, local=text(right)))
-            elif right.type in _DEFINITIONS:
+            elif right.type in DEFINITIONS:
                 self.export(ctx, Export(name, local=target))
             else:
                 self.export(ctx, Export(name))
@@ -523,7 +515,7 @@ class _Walker:
         ):
             module = raw.decode("utf-8", "replace")  # the fragments and escapes between the quotes, read at once
         else:
-            module = _string_value(source)
+            module = string_value(source)
         line = first_line(node)
         add = self.facts.imports.append
         bound = False
@@ -547,13 +539,13 @@ class _Walker:
                             name_node = spec.child_by_field_name("name")
                             alias_node = spec.child_by_field_name("alias") or name_node
                             if module is not None and name_node is not None:
-                                add(Import(ctx.scope, module, _key_name(name_node), _key_name(alias_node), line))
+                                add(Import(ctx.scope, module, key_name(name_node), key_name(alias_node), line))
             elif child.type == "import_require_clause":  # TS: import x = require("m")
                 bound = True
                 alias = next((text(c) for c in child.named_children if c.type == "identifier"), "")
                 src = child.child_by_field_name("source")
                 if src is not None:
-                    add(Import(ctx.scope, _string_value(src), None, alias, line))
+                    add(Import(ctx.scope, string_value(src), None, alias, line))
         if not bound and module is not None:
             add(Import(ctx.scope, module, None, "", line))
 
@@ -562,20 +554,20 @@ class _Walker:
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         source = node.child_by_field_name("source")
-        module = _string_value(source) if source is not None else None
+        module = string_value(source) if source is not None else None
         decorators = tuple(c for c in node.named_children if c.type == "decorator")
         is_default = any(c.type == "default" for c in node.children)
         items: list[tuple[Node, _Ctx, object]] = []
         if declaration is not None:
             items.append((declaration, ctx, _Name(None, None, start, end, None, decorators)))
             decorators = ()
-            for name in _declared_names(declaration):
+            for name in declared_names(declaration):
                 self.export(ctx, Export("default" if is_default else name, local=name))
         elif is_default and value is not None:
-            inner = _unwrap(value)
+            inner = unwrap(value)
             if inner.type == "identifier":
                 self.export(ctx, Export("default", local=text(inner)))
-            elif inner.type in _DEFINITIONS:
+            elif inner.type in DEFINITIONS:
                 own = inner.child_by_field_name("name")
                 claim = text(own) if own is not None else "default"
                 items.append((inner, ctx, _Name(claim, claim, start, end, None, decorators)))
@@ -584,7 +576,7 @@ class _Walker:
             elif inner.type == "object":  # `export default { a, b: c, m() {} }`: the module is the namespace
                 items.append((inner, ctx, (_OBJ, "default.")))
                 self.export(ctx, Export("default"))
-                for key, local in _object_members(inner, "default."):
+                for key, local in object_members(inner, "default."):
                     self.export(ctx, Export(key, local=local))
             else:
                 items.append((inner, ctx, None))
@@ -600,17 +592,17 @@ class _Walker:
                         alias_node = spec.child_by_field_name("alias") or name_node
                         if name_node is None:
                             continue
-                        name, alias = _key_name(name_node), _key_name(alias_node)
+                        name, alias = key_name(name_node), key_name(alias_node)
                         if module is not None:
                             self.export(ctx, Export(alias, module=module, imported=name))
                         else:
                             self.export(ctx, Export(alias, local=name))
                 elif child.type == "namespace_export":
-                    alias = next((_key_name(c) for c in child.named_children), "")
+                    alias = next((key_name(c) for c in child.named_children), "")
                     if module is not None and alias:
                         self.export(ctx, Export(alias, module=module, imported=None))
                 elif equals and child.type not in ("decorator", "string"):
-                    inner = _unwrap(child)
+                    inner = unwrap(child)
                     if inner.type == "identifier":
                         self.export(ctx, Export("default", local=text(inner)))
                     else:
@@ -648,7 +640,7 @@ class _Walker:
         if name is not None and name.type in ("identifier", "nested_identifier"):
             prefix += "".join(text(name).split()) + "."
         inner = _Ctx(ctx.scope, prefix, ctx.types, ctx.fields, module_level=False, ambient=ctx.ambient)
-        self.push([(c, inner, None) for c in node.named_children if c.type not in _LEAVES and c != name])
+        self.push([(c, inner, None) for c in node.named_children if c.type not in LEAVES and c != name])
 
     def ambient(self, node: Node, ctx: _Ctx, hint: object) -> None:
         """`declare …`: bodiless by definition; `declare global {}` exports nothing from this module."""
@@ -698,26 +690,26 @@ class _Walker:
 
     def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list]:
         """Any callee but a name or a member: `super(…)`, `(function () {…})()`, `(a || b)()`, `f()()`."""
-        target = (SUPER, "constructor") if func.type == "super" else _chain(func)
-        inner = _unwrap(func)
+        target = (SUPER, "constructor") if func.type == "super" else chain(func)
+        inner = unwrap(func)
         if not target and inner is not None and inner.type == "member_expression":
-            target = _expr_target(inner)
+            target = expr_target(inner)
         it = inner.type
-        if it in _DEFINITIONS:  # IIFE: (function () {…})(), !function () {…}()
+        if it in DEFINITIONS:  # IIFE: (function () {…})(), !function () {…}()
             return target, [(inner, ctx, _Name("<anonymous>", "<anonymous>", first_line(inner), last_line(inner)))]
         if (
             it == "member_expression"
-            and (obj := _unwrap(inner.child_by_field_name("object"))).type in _FUNCTIONS
+            and (obj := unwrap(inner.child_by_field_name("object"))).type in FUNCTIONS
             and text(inner.child_by_field_name("property")) in ("call", "apply")
         ):  # (function () {…}).call(this)
             return target, [(obj, ctx, _Name("<anonymous>", "<anonymous>", first_line(obj), last_line(obj)))]
-        if it not in _LEAVES:
+        if it not in LEAVES:
             return target, [(inner, ctx, None)]
         return target, []
 
     def import_call(self, node: Node, args: Node | None, ctx: _Ctx) -> bool:
         """`require("m")`, `import("m")`: an import (nothing else is looked at inside)."""
-        module = _first_string_argument(args)
+        module = first_string_argument(args)
         if module is None:
             return False
         self.facts.imports.append(Import(ctx.scope, module, None, "", node.start_point[0] + 1))
@@ -755,14 +747,14 @@ class _Walker:
                             elif head == "super":
                                 parts[0] = SUPER
                             return tuple(parts), []
-                head_parts = _chain(obj)
+                head_parts = chain(obj)
                 target = (*head_parts, text(prop)) if head_parts else None
             else:
                 target = None
             if target:  # nothing to walk in a chain of names (unless error recovery put more into it)
                 return target, ([] if self.clean else [(func, ctx, None)])
         if ot in g.wrappers:
-            uobj = _unwrap(obj)
+            uobj = unwrap(obj)
             uot = uobj.kind_id
         else:
             uobj, uot = obj, ot
@@ -799,8 +791,8 @@ class _Walker:
         elif ct == "member_expression":
             target, items = self.member_callee(ctor, ctx, True)
         else:
-            target = _chain(ctor)
-            items = [(ctor, ctx, None)] if ct not in _LEAVES else []
+            target = chain(ctor)
+            items = [(ctor, ctx, None)] if ct not in LEAVES else []
         arity = self.arguments(ctor, args, ctx, items) if args is not None else 0
         if target:
             self.add_call(ctx, target, node.start_point[0] + 1, arity)
@@ -809,12 +801,12 @@ class _Walker:
     def callback(self, callee: Node, arg: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> None:
         """An argument that is (or wraps) a function or class: block-bodied callbacks become `<callee>()`
         entities; expression-bodied arrows stay in the caller."""
-        arg = _unwrap(arg)
+        arg = unwrap(arg)
         t = arg.type
-        if t in _DEFINITIONS and (t in _CLASSES or t != "arrow_function" or _block_body(arg)):
-            name = _callee_name(callee) + "()"
+        if t in DEFINITIONS and (t in CLASSES or t != "arrow_function" or block_body(arg)):
+            name = callee_name(callee) + "()"
             items.append((arg, ctx, _Name(name, name, first_line(arg), last_line(arg))))
-        elif t not in _LEAVES:
+        elif t not in LEAVES:
             items.append((arg, ctx, None))
 
     def arguments(self, callee: Node, args: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> int | None:
@@ -850,7 +842,7 @@ class _Walker:
         """`@dec` wraps the entity: a call from it (like the Python extractor); `@dec(...)` is a call anyway."""
         expr = node.named_children[0] if node.named_child_count else None
         if expr is not None and expr.type in ("identifier", "member_expression"):
-            target = _chain(expr)
+            target = chain(expr)
             if target:
                 self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, first_line(node), 1))
                 return
@@ -858,7 +850,7 @@ class _Walker:
 
 
 _HANDLERS = {
-    **{t: _Walker.entity for t in _DEFINITIONS},
+    **{t: _Walker.entity for t in DEFINITIONS},
     "method_definition": _Walker.method,
     "class_body": _Walker.class_body,
     "object": _Walker.object,
@@ -876,295 +868,10 @@ _HANDLERS = {
     "new_expression": _Walker.new,
     "member_expression": _Walker.member,
     "decorator": _Walker.decorator,
-    **{t: _Walker.leaf for t in _LEAVES},
+    **{t: _Walker.leaf for t in LEAVES},
 }
 
 
-class _Grammar:
-    """A grammar's node kinds and fields as the integers tree-sitter hands out: comparing `Node.kind_id` and
-    asking `child_by_field_id` is much cheaper than building `Node.type` strings and looking field names up.
-    Each set holds every id whose name is the type the string version compares against."""
-
-    def __init__(self, name: str) -> None:
-        language = parser(name).language
-        names = {i: language.node_kind_for_id(i) for i in range(language.node_kind_count)}
-        names[0xFFFF] = "ERROR"
-
-        def ids(*types: str) -> frozenset[int]:
-            return frozenset(i for i, n in names.items() if n in types)
-
-        self.handlers = {i: _HANDLERS[n] for i, n in names.items() if n in _HANDLERS}
-        self.leaves = ids(*_LEAVES)
-        self.comment = ids("comment")
-        self.callbacks = ids(*_CALLBACKS)
-        self.identifier = ids("identifier")
-        self.name = ids("identifier", "type_identifier")
-        self.member = ids("member_expression")
-        self.import_ = ids("import")
-        self.call = ids("call_expression")
-        self.assignment = ids("assignment_expression")
-        self.arguments = ids("arguments")
-        self.properties = ids(*_PROPERTIES)
-        self.property_identifier = ids("property_identifier")
-        self.this = ids("this")
-        self.super = ids("super")
-        self.chain_links = ids(*_CHAIN_LINKS)
-        self.wrappers = ids(*_WRAPPERS)
-        self.functions = ids(*_FUNCTIONS)
-        self.definitions = ids(*_DEFINITIONS)
-        self.definitions_or_object = ids(*_DEFINITIONS, "object")
-        self.object = ids("object")
-        self.array = ids("array")
-        self.pair = ids("pair")
-        self.method_definition = ids("method_definition")
-        self.computed_property_name = ids("computed_property_name")
-        field_id = language.field_id_for_name
-        self.f_function, self.f_arguments = field_id("function"), field_id("arguments")
-        self.f_constructor = field_id("constructor")
-        self.f_object, self.f_property = field_id("object"), field_id("property")
-        self.f_key, self.f_value = field_id("key"), field_id("value")
-
-
 @cache
-def _grammar(name: str) -> _Grammar:
-    return _Grammar(name)
-
-
-# --------------------------------------------------------------------------------------------------- helpers
-
-
-def _unwrap(node: Node | None) -> Node | None:
-    """`(x)`, `x as T`, `x satisfies T` -> x."""
-    while node is not None and node.type in _WRAPPERS:
-        inner = node.named_children[0] if node.named_child_count else None
-        if inner is None:
-            return node
-        node = inner
-    return node
-
-
-def _expr_target(member: Node) -> tuple[str, ...] | None:
-    """`make().then`, `arr[0].go`: only a repo-unique method name can match."""
-    prop, obj = member.child_by_field_name("property"), _unwrap(member.child_by_field_name("object"))
-    if prop is not None and prop.type == "property_identifier" and obj is not None and obj.type not in _DEFINITIONS:
-        return (EXPR, text(prop))
-    return None
-
-
-def _object_members(obj: Node, prefix: str) -> list[tuple[str, str]]:
-    """(key, local binding) of an object literal's members: `{ a }` -> a, `{ b: c }` -> c, `{ m() {} }` and
-    `{ k: function () {} }` -> the entity `<prefix>m` the walker names them."""
-    members = []
-    for prop in obj.named_children:
-        if prop.type == "shorthand_property_identifier":
-            members.append((text(prop), text(prop)))
-        elif prop.type == "method_definition":
-            key = _key_name(prop.child_by_field_name("name"))
-            members.append((key, prefix + key))
-        elif prop.type == "pair":
-            key, value = _key_name(prop.child_by_field_name("key")), _unwrap(prop.child_by_field_name("value"))
-            if value is not None and value.type == "identifier":
-                members.append((key, text(value)))
-            elif value is not None and value.type in _FUNCTIONS:
-                members.append((key, prefix + key))
-    return members
-
-
-def _block_body(node: Node) -> bool:
-    body = node.child_by_field_name("body")
-    return body is not None and body.type == "statement_block"
-
-
-def _last_component(name: str) -> str:
-    return name.rsplit(".", 1)[-1] if not name.endswith(")") else name
-
-
-def _string_value(node: Node) -> str:
-    if node.type == "string":
-        return "".join(text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))
-    if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.named_children):
-        return text(node)[1:-1]
-    return text(node)
-
-
-def _key_name(node: Node | None) -> str:
-    """Property key / import-export specifier as a name: `a`, `"a b"` -> `a b`, `#p`, `[Symbol.iterator]`."""
-    if node is None:
-        return ""
-    if node.type == "string":
-        return _string_value(node)
-    return text(node)
-
-
-def _first_string_argument(args: Node | None) -> str | None:
-    if args is None or args.type != "arguments":
-        return None
-    first = next((a for a in args.named_children if a.type != "comment"), None)
-    if first is None:
-        return None
-    if first.type == "string" or (
-        first.type == "template_string" and not any(c.type == "template_substitution" for c in first.named_children)
-    ):
-        return _string_value(first)
-    return None
-
-
-def _require(node: Node | None) -> str | None:
-    """`require("m")` -> "m"."""
-    if node is None or node.type != "call_expression":
-        return None
-    func = node.child_by_field_name("function")
-    if func is None or func.type != "identifier" or text(func) != "require":
-        return None
-    return _first_string_argument(node.child_by_field_name("arguments"))
-
-
-def _chain(node: Node | None) -> tuple[str, ...] | None:
-    """`a.b.c` -> ("a", "b", "c"); `this.m` -> (SELF, "m"); `super.m` -> (SUPER, "m"); else None."""
-    parts: list[str] = []
-    while node is not None:
-        t = node.type
-        if t in ("member_expression", "nested_identifier"):
-            prop = node.child_by_field_name("property")
-            if prop is None or prop.type not in ("property_identifier", "private_property_identifier", "identifier"):
-                return None
-            parts.append(text(prop))
-            node = node.child_by_field_name("object")
-        elif t == "non_null_expression":
-            node = node.named_children[0] if node.named_child_count else None
-        elif t in ("identifier", "type_identifier"):
-            parts.append(text(node))
-            break
-        elif t == "this":
-            parts.append(SELF)
-            break
-        elif t == "super":
-            parts.append(SUPER)
-            break
-        else:
-            return None
-    else:
-        return None
-    return tuple(reversed(parts))
-
-
-def _constructed(node: Node | None) -> tuple[str, ...] | None:
-    """`new ns.Foo(…)` -> ("ns", "Foo")."""
-    if node is None or node.type != "new_expression":
-        return None
-    return _chain(node.child_by_field_name("constructor"))
-
-
-def _type_parts(node: Node | None) -> tuple[str, ...] | None:
-    """A base / declared type without generics: `ns.Foo<T>` -> ("ns", "Foo")."""
-    if node is None:
-        return None
-    if node.type == "generic_type":
-        node = node.child_by_field_name("name")
-        if node is None:
-            return None
-    if node.type == "nested_type_identifier":
-        parts = tuple(p.strip() for p in text(node).split("."))
-        return parts if all(parts) else None
-    if node.type == "type_identifier":
-        return (text(node),)
-    return _chain(node)
-
-
-def _annotation_parts(annotation: Node | None) -> tuple[str, ...] | None:
-    if annotation is None or annotation.type != "type_annotation" or not annotation.named_child_count:
-        return None
-    return _type_parts(annotation.named_children[0])
-
-
-def _parameter_types(function: Node) -> dict[str, tuple[tuple[str, ...], bool]]:
-    params = function.child_by_field_name("parameters")
-    types: dict[str, tuple[tuple[str, ...], bool]] = {}
-    if params is None:
-        return types
-    for param in params.named_children:
-        if param.type in ("required_parameter", "optional_parameter"):
-            pattern = param.child_by_field_name("pattern")
-            declared = _annotation_parts(param.child_by_field_name("type"))
-            if pattern is not None and pattern.type == "identifier" and declared:
-                types[text(pattern)] = (declared, False)
-    return types
-
-
-def _field_types(body: Node) -> dict[str, tuple[str, ...]]:
-    """TS `this.x` types: `x: Foo;` fields and `constructor(private x: Foo)` parameter properties."""
-    types: dict[str, tuple[str, ...]] = {}
-    for member in body.named_children:
-        if member.type == "public_field_definition":
-            name = member.child_by_field_name("name")
-            declared = _annotation_parts(member.child_by_field_name("type"))
-            if name is not None and declared:
-                types.setdefault(text(name), declared)
-        elif member.type == "method_definition" and text(member.child_by_field_name("name")) == "constructor":
-            params = member.child_by_field_name("parameters")
-            for param in params.named_children if params is not None else ():
-                if param.type not in ("required_parameter", "optional_parameter"):
-                    continue
-                if not any(c.type in ("accessibility_modifier", "readonly") for c in param.children):
-                    continue
-                pattern = param.child_by_field_name("pattern")
-                declared = _annotation_parts(param.child_by_field_name("type"))
-                if pattern is not None and pattern.type == "identifier" and declared:
-                    types.setdefault(text(pattern), declared)
-    return types
-
-
-def _declared_names(declaration: Node) -> list[str]:
-    """Names an `export <declaration>` binds."""
-    t = declaration.type
-    if t in ("lexical_declaration", "variable_declaration"):
-        names = []
-        for declarator in declaration.named_children:
-            name = declarator.child_by_field_name("name") if declarator.type == "variable_declarator" else None
-            if name is not None and name.type == "identifier":
-                names.append(text(name))
-        return names
-    if t == "ambient_declaration":  # export declare function f(): void;  export declare class C {}
-        return [n for c in declaration.named_children for n in _declared_names(c)]
-    name = declaration.child_by_field_name("name")
-    if name is not None and name.type in ("identifier", "type_identifier", "nested_identifier"):
-        return [text(name)]
-    return []
-
-
-def _callee_name(callee: Node) -> str:
-    """The callee as written (`utils.forEach`, `$(document).ready`); a long one, or one that swallowed earlier
-    callbacks of a chain, without its arguments: `fetch().then().then`."""
-    callee = _unwrap(callee) or callee
-    if callee.type in _DEFINITIONS:  # UMD: (function (root, factory) {…})(this, function () {…})
-        return "<anonymous>"
-    if callee.end_byte - callee.start_byte <= _MAX_CALLEE_TEXT:
-        written = _NEWLINE_RUN.sub("", text(callee))
-        if not any(marker in written for marker in ("{", "=>", "function", "class")):
-            return written
-    pieces: list[str] = []
-    node: Node | None = callee
-    for _ in range(50):
-        if node is None:
-            break
-        t = node.type
-        if t == "member_expression":
-            pieces.append("." + text(node.child_by_field_name("property")))
-            node = node.child_by_field_name("object")
-        elif t == "call_expression":
-            pieces.append("()")
-            node = node.child_by_field_name("function")
-        elif t == "subscript_expression":
-            pieces.append("[]")
-            node = node.child_by_field_name("object")
-        elif t in _WRAPPERS or t == "non_null_expression":
-            node = node.named_children[0] if node.named_child_count else None
-        elif t in ("identifier", "this", "super", "import"):
-            pieces.append(text(node))
-            node = None
-            break
-        else:
-            break
-    if node is not None:
-        pieces.append("<anonymous>")
-    return "".join(reversed(pieces))
+def _grammar(name: str) -> Grammar:
+    return Grammar(name, _HANDLERS)

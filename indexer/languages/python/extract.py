@@ -23,7 +23,7 @@ from spider.indexer.parse.treesitter import (
     parser,
     text,
 )
-from spider.indexer.schema import Label
+from spider.indexer.schema import Label, Language
 
 _SELF_NAMES = frozenset({"self", "cls"})
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")
@@ -66,7 +66,7 @@ class _Scope:
 
 def extract(path: str, source: bytes) -> FileFacts:
     tree = parse("python", source)
-    facts = FileFacts(path=path, language="python", syntax_errors=count_syntax_errors(tree.root_node))
+    facts = FileFacts(path=path, language=Language.PYTHON, syntax_errors=count_syntax_errors(tree.root_node))
     _Walker(facts, SourceLines(source)).run(tree.root_node)
     return facts
 

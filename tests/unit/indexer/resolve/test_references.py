@@ -5,7 +5,7 @@ from __future__ import annotations
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.modules import Module, ModuleIndex
 from spider.indexer.resolve.references import Resolver
-from spider.indexer.schema import Rel, Resolution
+from spider.indexer.schema import Language, Rel, Resolution
 
 
 def parsed(files: dict[str, str]):
@@ -18,33 +18,33 @@ def edges(files: dict[str, str], rel: Rel = Rel.INVOKES) -> set[tuple[str, str, 
 
 # module paths -------------------------------------------------------------------
 def test_python_modules_by_package_root_src_layout_relative_imports_and_namespace_dirs():
-    index = ModuleIndex(parsed({
+    modules = ModuleIndex(parsed({
         "src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/mod.py": "",
         "tools/ns/helper.py": "", "tests/conftest.py": "", "lib/tests/conftest.py": "",
-    }))
-    assert index.python_module("x.py", "pkg.sub.mod") == Module("src/pkg/sub/mod.py")
-    assert index.python_module("x.py", "src.pkg.sub") == Module("src/pkg/sub/__init__.py")
-    assert index.python_module("src/pkg/sub/mod.py", "..") == Module("src/pkg/__init__.py")
-    assert index.python_module("src/pkg/sub/mod.py", ".mod") == Module("src/pkg/sub/mod.py")
-    assert index.python_module("x.py", "tools.ns") == Module("tools/ns", is_dir=True)
-    assert index.python_module("lib/tests/test_a.py", "conftest") == Module("lib/tests/conftest.py")  # nearest
-    assert index.python_module("x.py", "numpy") is None
-    assert index.python_submodule(Module("src/pkg/__init__.py"), "sub") == Module("src/pkg/sub/__init__.py")
-    assert index.python_submodule(Module("src/pkg/sub/mod.py"), "x") is None  # a module has no submodules
+    })).of(Language.PYTHON)
+    assert modules.module("x.py", "pkg.sub.mod") == Module("src/pkg/sub/mod.py")
+    assert modules.module("x.py", "src.pkg.sub") == Module("src/pkg/sub/__init__.py")
+    assert modules.module("src/pkg/sub/mod.py", "..") == Module("src/pkg/__init__.py")
+    assert modules.module("src/pkg/sub/mod.py", ".mod") == Module("src/pkg/sub/mod.py")
+    assert modules.module("x.py", "tools.ns") == Module("tools/ns", is_dir=True)
+    assert modules.module("lib/tests/test_a.py", "conftest") == Module("lib/tests/conftest.py")  # nearest
+    assert modules.module("x.py", "numpy") is None
+    assert modules.submodule(Module("src/pkg/__init__.py"), "sub") == Module("src/pkg/sub/__init__.py")
+    assert modules.submodule(Module("src/pkg/sub/mod.py"), "x") is None  # a module has no submodules
 
 
 def test_js_specifiers_probe_extensions_index_files_and_ts_esm_js_suffix():
-    index = ModuleIndex(parsed({
+    modules = ModuleIndex(parsed({
         "src/a.ts": "export const a = 1;", "src/lib/index.js": "export function f() {}",
         "src/util.mjs": "export function g() {}", "src/types.d.ts": "export interface T {}",
-    }))
-    assert index.js_module("src/main.ts", "./a") == Module("src/a.ts")
-    assert index.js_module("src/main.ts", "./a.js") == Module("src/a.ts")
-    assert index.js_module("src/x/y.js", "../lib") == Module("src/lib/index.js")
-    assert index.js_module("src/main.js", "./util") == Module("src/util.mjs")
-    assert index.js_module("src/main.ts", "./types") == Module("src/types.d.ts")
-    assert index.js_module("src/main.js", "lodash") is None
-    assert index.js_module("src/main.js", "./missing") is None
+    })).of(Language.JAVASCRIPT)
+    assert modules.module("src/main.ts", "./a") == Module("src/a.ts")
+    assert modules.module("src/main.ts", "./a.js") == Module("src/a.ts")
+    assert modules.module("src/x/y.js", "../lib") == Module("src/lib/index.js")
+    assert modules.module("src/main.js", "./util") == Module("src/util.mjs")
+    assert modules.module("src/main.ts", "./types") == Module("src/types.d.ts")
+    assert modules.module("src/main.js", "lodash") is None
+    assert modules.module("src/main.js", "./missing") is None
 
 
 # Python -------------------------------------------------------------------------------

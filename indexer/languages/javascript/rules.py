@@ -1,0 +1,45 @@
+"""How JavaScript and TypeScript resolve (one set of rules: they import each other): relative specifiers with
+extension and `index` probing (a TS `./x.js` may mean `./x.ts`), bare package names are external; a module's
+members are its exports; calling a CommonJS module calls its default export; a name means its last definition."""
+
+from __future__ import annotations
+
+import posixpath
+
+from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.parse.facts import FileFacts
+
+_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_EMITTED = (".js", ".jsx", ".mjs", ".cjs")
+
+
+class ScriptModules:
+    """The snapshot's JavaScript and TypeScript files, as relative specifiers find them."""
+
+    def __init__(self, files: dict[str, FileFacts]) -> None:
+        self._files = set(files)
+
+    def module(self, importer: str, specifier: str) -> Module | None:
+        if not specifier.startswith((".", "/")):
+            return None  # a package from node_modules: external
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier)).lstrip("/")
+        stems = [base]
+        if base.endswith(_EMITTED):
+            stems.append(base.rsplit(".", 1)[0])  # TS ESM: "./x.js" names x.ts
+        for stem in stems:
+            for candidate in (stem, *(stem + s for s in _SUFFIXES), *(f"{stem}/index{s}" for s in _SUFFIXES)):
+                if candidate in self._files:
+                    return Module(candidate)
+        return None
+
+    def submodule(self, package: Module, name: str) -> Module | None:
+        return None
+
+    def package_files(self, package: str) -> list[str]:
+        return []
+
+    def implicit_files(self, importer: str) -> list[str]:
+        return []
+
+
+RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, module_call="default")

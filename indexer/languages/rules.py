@@ -1,0 +1,61 @@
+"""What a language plug-in tells the shared resolver: how its imports name modules and how its names are scoped.
+
+The resolver (`indexer.resolve.references`) knows scopes, imports, re-exports and members in general; every choice
+where languages differ is asked of the file's `LanguageRules`, never decided by the language's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Protocol
+
+from spider.indexer.parse.facts import FileFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """What an import names: a file, or a directory (Python namespace package, Java package)."""
+
+    path: str  # file path, or directory path ("" = repo root) / Java package name
+    is_dir: bool = False
+
+
+class ModuleMap(Protocol):
+    """How one language's import specifiers name the modules of a snapshot. Anything external is None: dropped,
+    never guessed at."""
+
+    def module(self, importer: str, specifier: str) -> Module | None:
+        """What `specifier`, as written in file `importer`, names."""
+
+    def submodule(self, package: Module, name: str) -> Module | None:
+        """The module called `name` inside `package` (Python's `pkg.sub`); None where a language has none."""
+
+    def package_files(self, package: str) -> list[str]:
+        """The files whose file-scope names are the members of directory module `package` (Java's packages)."""
+
+    def implicit_files(self, importer: str) -> list[str]:
+        """The files whose file-scope names `importer` sees without importing them (Java: its package's files)."""
+
+
+ModuleMapBuilder = Callable[[dict[str, FileFacts]], ModuleMap]
+
+
+class Exports(Enum):
+    """What another file finds in a file module it imports."""
+
+    FILE_SCOPE = "file scope"  # its file-scope names, what it imports, its submodules, its star imports (Python)
+    DECLARED = "declared"  # its export statements; a file without any is a script: its file-scope names (JS/TS)
+    NONE = "none"  # nothing: imports never name files (Java names packages and classes)
+
+
+@dataclass(frozen=True)
+class LanguageRules:
+    """Every decision the resolver leaves to the language of the file it resolves in."""
+
+    modules: ModuleMapBuilder  # builds the map from the files of every language whose rules name the same builder
+    exports: Exports
+    overloads: bool = False  # a name defined several times means all definitions (Java overloads), not the last
+    class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
+    qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
+    module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)

@@ -1,0 +1,95 @@
+"""A language is a plug-in: one registered from here, with its own extractor and rules, is parsed, indexed and
+resolved by the shared code like the built-in ones."""
+
+from __future__ import annotations
+
+import posixpath
+
+import pytest
+from spider.indexer.languages import extractor_for, language_of, register_language
+from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.parse.facts import FileFacts, Import, Reference, RefKind
+from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.parse.treesitter import SourceLines
+from spider.indexer.resolve.codegraph import build_graph
+from spider.indexer.schema import Label, Rel, Resolution
+
+
+def extract_toy(path: str, source: bytes) -> FileFacts:
+    """Toy syntax, a statement a line: `use m` imports the file m.toy of the same directory, `fn f` defines a
+    function, an indented `a.b` inside it calls a.b."""
+    facts = FileFacts(path=path, language="toy")
+    lines = SourceLines(source)
+    for number, line in enumerate(source.decode().splitlines(), 1):
+        word, _, rest = line.strip().partition(" ")
+        if word == "use":
+            facts.imports.append(Import(None, rest, None, rest, number))
+        elif word == "fn":
+            facts.entities.append(lines.entity(Label.FUNCTION, rest, rest, "function", number, number, None))
+        elif line.startswith(" ") and facts.entities:
+            caller = facts.entities[-1].qualname
+            facts.references.append(Reference(caller, RefKind.CALL, tuple(word.split(".")), number))
+    return facts
+
+
+class ToyModules:
+    """`use m` names m.toy beside the importer."""
+
+    def __init__(self, files: dict[str, FileFacts]) -> None:
+        self._files = set(files)
+
+    def module(self, importer: str, specifier: str) -> Module | None:
+        path = posixpath.join(posixpath.dirname(importer), f"{specifier}.toy")
+        return Module(path) if path in self._files else None
+
+    def submodule(self, package: Module, name: str) -> Module | None:
+        return None
+
+    def package_files(self, package: str) -> list[str]:
+        return []
+
+    def implicit_files(self, importer: str) -> list[str]:
+        return []
+
+
+def register_toy():
+    return register_language("toy", (".toy",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE))
+
+
+@pytest.fixture
+def toy_language():
+    unregister = register_toy()
+    yield
+    unregister()
+
+
+def test_a_registered_language_is_indexed_and_resolved_like_a_built_in_one(toy_language):
+    sources = {
+        "app/main.toy": "use util\nfn main\n  util.helper\n  local\n  print\nfn local\n",
+        "app/util.toy": "fn helper\n",
+    }
+    files = {path: parse_file(path, code.encode()).facts for path, code in sources.items()}
+    graph = build_graph(files, "toy-repo", sources)
+
+    assert graph.labels["app/main.toy:main"] == Label.FUNCTION
+    assert {node.language for node in graph.nodes if node.label == Label.FILE} == {"toy"}
+    resolved = {(e.type, e.src, e.dst, e.resolution) for e in graph.edges if e.type != Rel.CONTAINS}
+    assert resolved == {
+        (Rel.IMPORTS, "app/main.toy", "app/util.toy", Resolution.IMPORT),
+        (Rel.INVOKES, "app/main.toy:main", "app/util.toy:helper", Resolution.IMPORT),
+        (Rel.INVOKES, "app/main.toy:main", "app/main.toy:local", Resolution.EXACT),
+    }
+
+
+def test_unregistering_a_language_forgets_its_extensions():
+    unregister = register_toy()
+    assert language_of("a/b.toy") == "toy" and extractor_for("a/b.toy") is extract_toy
+    unregister()
+    assert language_of("a/b.toy") is None and extractor_for("a/b.toy") is None
+    assert language_of("a/b.py") == "python"
+
+
+def test_an_extension_is_read_by_one_language_only():
+    with pytest.raises(ValueError, match=r"\.py"):
+        register_language("toy", (".py",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE))
+    assert language_of("a/b.py") == "python"
