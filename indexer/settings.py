@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
 
 
 def spider_home_path() -> Path:
@@ -73,10 +73,10 @@ def _neo4j_uri(uri: str) -> str:
     except ValueError:  # a port that is no number in 0-65535, a broken IPv6 address
         host = None
     if not host or parts.scheme not in NEO4J_SCHEMES:
-        raise SpiderError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
-                          f"{', '.join(NEO4J_SCHEMES)}")
+        raise ConfigurationError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
+                                 f"{', '.join(NEO4J_SCHEMES)}")
     if "@" in parts.netloc:
-        raise SpiderError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
+        raise ConfigurationError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
     return uri
 
 
@@ -92,7 +92,7 @@ def _positive_int(variable: str, default: int) -> int:
     """The whole number `variable` holds: ASCII digits only (str.isdigit also takes '²', which int() refuses)."""
     value = os.environ.get(variable) or str(default)
     if not re.fullmatch(r"[0-9]+", value) or int(value) == 0:
-        raise SpiderError(f"{variable} must be a positive whole number, not {value!r}")
+        raise ConfigurationError(f"{variable} must be a positive whole number, not {value!r}")
     return int(value)
 
 

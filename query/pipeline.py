@@ -9,7 +9,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.schema import Rel
 from spider.indexer.vectors.embedding import open_embedder
@@ -49,8 +49,8 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
         return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
     embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
     if not embedding and not embed_model:
-        raise SpiderError(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
-                          "re-index it without --no-embed, or use --method bm25 or spisr")
+        raise InvalidInput(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
+                           "re-index it without --no-embed, or use --method bm25 or spisr")
     embedder = open_embedder(embed_model or embedding["model"])
     loaded = time.perf_counter()
     if vectors is not None:
@@ -79,7 +79,7 @@ def open_selector(name: str | None, model: str | None = None) -> tuple[Selector,
         return LLMSelector(OpenAIBackend(model)), notes
     simple = {"learned": LearnedSelector, "all": AdmitAll, "none": AdmitNone}
     if name not in simple:
-        raise SpiderError(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
+        raise InvalidInput(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
     return simple[name](), notes
 
 
@@ -211,14 +211,14 @@ def answer_query(
 ) -> Answer:
     """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
     if method not in FIRST_STAGE:
-        raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+        raise InvalidInput(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     graph = method in GRAPH_METHODS
     notes = []
     if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
         notes.append(f"-c capped at -k: {k} seeds explored, not {c} (seeds stay in the top-{k})")
         c = k
     if graph and not 1 <= c <= k <= n:
-        raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
+        raise InvalidInput(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
     ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
     if not graph:
         clock = time.perf_counter()

@@ -32,6 +32,7 @@ from spider.indexer.vectors.store import open_vector_store
 
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
 UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
+EXIT_CODES = {SpiderError: 2}  # a foreseen failure's exit code, by class: the first the error is an instance of
 
 
 def _remember_debug(context: click.Context, _option: click.Parameter, value: bool) -> None:
@@ -76,7 +77,7 @@ def fail_cleanly(command: Callable) -> Callable:
         except SpiderError as exc:
             _print_traceback(debug)
             click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
-            sys.exit(exc.exit_code)
+            sys.exit(next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind)))
         except Exception as exc:
             _print_traceback(debug)
             detail = _one_line(str(exc))

@@ -17,8 +17,9 @@ from pathlib import Path
 from celery import Celery, Task, chord
 from celery.result import AsyncResult
 from kombu.exceptions import OperationalError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
-from spider.indexer.errors import SpiderError, StoreBusy
+from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
+from neo4j.exceptions import SessionExpired, TransientError
+from spider.indexer.errors import ServiceUnavailable, SpiderError, StoreBusy
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import open_parse_cache
@@ -45,7 +46,7 @@ from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_f
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import open_vector_store
 
-_TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
+_TRANSIENT = (Neo4jUnavailable, SessionExpired, TransientError, ConnectionError)
 
 
 def make_app() -> Celery:
@@ -232,7 +233,7 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
         return job_id, (chord(header)(body) if header else body.apply_async(args=([],)))
     except (OperationalError, RuntimeError, ConnectionError) as exc:  # the broker went away since the check
         jobs.fail_job(worker_store(), job_id, f"could not enqueue: {exc}")
-        raise SpiderError(f"could not enqueue job {job_id} on {broker_url()}: {exc}") from None
+        raise ServiceUnavailable(f"could not enqueue job {job_id} on {broker_url()}: {exc}") from None
 
 
 def ensure_broker() -> None:
@@ -243,4 +244,4 @@ def ensure_broker() -> None:
         with app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1, interval_start=0, timeout=5)
     except (OperationalError, OSError) as exc:
-        raise SpiderError(f"cannot reach the Celery broker {broker_url()}: {exc}") from None
+        raise ServiceUnavailable(f"cannot reach the Celery broker {broker_url()}: {exc}") from None

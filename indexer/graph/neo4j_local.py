@@ -26,7 +26,7 @@ from pathlib import Path
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError, ServiceUnavailable
 from spider.indexer.settings import Neo4jSettings, external_neo4j, spider_home
 
 HOST = "127.0.0.1"
@@ -163,9 +163,9 @@ def _launch(
         if process.poll() is not None:
             if "Address already in use" in log_path.read_text(errors="replace"):
                 raise _PortTaken(port)
-            raise SpiderError(f"the local Neo4j failed to start: {_last_error(log_path)} (log: {log_path})")
+            raise ServiceUnavailable(f"the local Neo4j failed to start: {_last_error(log_path)} (log: {log_path})")
         if time.monotonic() > deadline:
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"the local Neo4j did not start within {timeout:.0f}s; see {log_path} and try again"
             )
         time.sleep(0.2)
@@ -179,7 +179,7 @@ def _wait_for_bolt(settings: Neo4jSettings, pid: int, deadline: float, state: Pa
     while True:
         if not _is_launcher(pid):
             log_path = state / "neo4j.log"
-            raise SpiderError(f"the local Neo4j exited: {_last_error(log_path)} (log: {log_path})")
+            raise ServiceUnavailable(f"the local Neo4j exited: {_last_error(log_path)} (log: {log_path})")
         try:
             with GraphDatabase.driver(
                 settings.uri, auth=(settings.user, settings.password), connection_timeout=5
@@ -187,12 +187,12 @@ def _wait_for_bolt(settings: Neo4jSettings, pid: int, deadline: float, state: Pa
                 driver.verify_connectivity()
             return
         except AuthError:
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"the local Neo4j (pid {pid}) rejects the password in {state / 'password'}; stop it and start it again to apply that file"
             ) from None
         except (DriverError, Neo4jError, OSError):
             if time.monotonic() > deadline:
-                raise SpiderError(
+                raise ServiceUnavailable(
                     f"the local Neo4j (pid {pid}) does not answer on {settings.uri}; see {state / 'neo4j.log'}, or stop it and start again"
                 ) from None
             time.sleep(0.25)
@@ -207,7 +207,7 @@ def _build(launcher_dir: Path, java: Path) -> None:
             return
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise SpiderError(
+        raise ConfigurationError(
             "Maven (mvn) is needed once to build the local Neo4j launcher; install Maven 3.8+ or set NEO4J_URI to use an existing Neo4j"
         )
     print("spider: building the Neo4j launcher (first run, downloads from Maven Central)…", file=sys.stderr)
@@ -223,7 +223,7 @@ def _build(launcher_dir: Path, java: Path) -> None:
         text=True,
     )
     if result.returncode != 0:
-        raise SpiderError(f"building the Neo4j launcher failed: {_maven_error(result.stdout + result.stderr)}")
+        raise ConfigurationError(f"building the Neo4j launcher failed: {_maven_error(result.stdout + result.stderr)}")
 
 
 def _maven_error(output: str) -> str:
@@ -263,7 +263,7 @@ def _find_java(minimum: int) -> tuple[Path, int]:
         candidates.add(Path(on_path).resolve())
     found = [(major, java) for java in candidates if (major := _java_major(java)) is not None and major >= minimum]
     if not found:
-        raise SpiderError(
+        raise ConfigurationError(
             f"the local Neo4j needs Java {minimum} or newer and none was found (JAVA_HOME, /usr/lib/jvm, PATH); install a JDK >= {minimum} or set NEO4J_URI"
         )
     major, java = max(found)
@@ -290,7 +290,7 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
         neo4j_version = properties.findtext("{http://maven.apache.org/POM/4.0.0}neo4j.version")
         java_release = int(properties.findtext("{http://maven.apache.org/POM/4.0.0}maven.compiler.release"))
     except (OSError, ET.ParseError, AttributeError, TypeError, ValueError) as error:
-        raise SpiderError(
+        raise ConfigurationError(
             f"cannot read the Neo4j launcher project at {pom} ({error}); set SPIDER_NEO4J_LAUNCHER_DIR to deploy/neo4j of a spider checkout"
         ) from None
     return neo4j_version, java_release

@@ -7,7 +7,7 @@ import sys
 
 import click
 from spider.indexer.cli.commands import debug_option, fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
@@ -25,7 +25,7 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
         raw = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
     text = raw.decode("utf-8", errors="replace")
     if not text.strip():
-        raise SpiderError("no issue text: pass it as an argument, with --issue-file FILE, or on standard input")
+        raise InvalidInput("no issue text: pass it as an argument, with --issue-file FILE, or on standard input")
     undecodable = text.count("\ufffd") - raw.count("\ufffd".encode())
     notes = [f"the issue text is not UTF-8: {undecodable} undecodable byte sequence(s) read as U+FFFD"]
     return text, notes if undecodable else []

@@ -20,9 +20,9 @@ from typing import Callable, Protocol
 
 import httpx
 from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError, LLMFailure, MalformedAnswer
 from spider.indexer.settings import spider_home
-from spider.query.select.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
+from spider.query.select.prompt import issue_excerpt, parse_selection, system_prompt, user_prompt
 from spider.query.select.stage2 import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
@@ -43,7 +43,7 @@ def timeout_seconds() -> float:
     except ValueError:
         seconds = math.nan
     if not 0 < seconds < math.inf:
-        raise SpiderError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
+        raise ConfigurationError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
     return seconds
 
 
@@ -51,7 +51,7 @@ def issue_tokens() -> int:
     """SPIDER_LLM_ISSUE_TOKENS: how much of the issue each selector call may send (unset or empty: ISSUE_TOKENS)."""
     value = os.environ.get("SPIDER_LLM_ISSUE_TOKENS") or str(ISSUE_TOKENS)
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
-        raise SpiderError(f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
+        raise ConfigurationError(f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
     return int(value)
 
 
@@ -60,14 +60,6 @@ class Completion:
     text: str
     tokens_in: int
     tokens_out: int
-
-
-class LLMFailure(Exception):
-    """A call that produced no answer; `status` is what the query output reports for the seed."""
-
-    def __init__(self, status: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
 
 
 class Backend(Protocol):
@@ -113,7 +105,7 @@ class AnthropicBackend:
 
     def __init__(self, model: str | None = None) -> None:
         if not os.environ.get("ANTHROPIC_API_KEY"):
-            raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
+            raise ConfigurationError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
         self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
         self.timeout = timeout_seconds()
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
@@ -159,10 +151,10 @@ class OpenAIBackend:
     def __init__(self, model: str | None = None) -> None:
         base_url = os.environ.get("SPIDER_OPENAI_BASE_URL")
         if not base_url:
-            raise SpiderError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
+            raise ConfigurationError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
         self.model = model or os.environ.get("SPIDER_OPENAI_MODEL") or ""
         if not self.model:
-            raise SpiderError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
+            raise ConfigurationError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
         headers = {"Authorization": f"Bearer {os.environ['SPIDER_OPENAI_API_KEY']}"} if os.environ.get("SPIDER_OPENAI_API_KEY") else {}
         self.timeout = timeout_seconds()
         self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=self.timeout)
