@@ -77,17 +77,26 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
         raise RepositoryNotFound(f"{root} is not a git repository (spider indexes commits: run `git init` and commit first)")
     git_dir = Path(probe.stdout.strip())
     wanted = rev or "HEAD"
-    resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}")
-    sha = resolved.stdout.decode().strip()
-    if resolved.returncode != 0 or not _SHA.match(sha):
-        if resolved.returncode == 128:  # git dies on an object it cannot read; a name it does not know is exit 1
-            named = _git(git_dir, "rev-parse", "--verify", "--quiet", wanted).stdout.decode().strip()
-            raise CorruptRepository(f"commit {named or wanted} is corrupt or unreadable in the object store: "
-                                    f"{git_error(resolved.stderr)}")
+    try:
+        return commit_in(git_dir, wanted)
+    except RevisionNotFound:
         if rev is None and _git(git_dir, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
-            raise RevisionNotFound(f"{root} has no commits yet: nothing to index")
-        raise RevisionNotFound(f"unknown revision {wanted!r} in {root}")
-    return Commit(git_dir=git_dir, sha=sha, rev=wanted)
+            raise RevisionNotFound(f"{root} has no commits yet: nothing to index") from None
+        raise RevisionNotFound(f"unknown revision {wanted!r} in {root}") from None
+
+
+def commit_in(git_dir: Path, rev: str) -> Commit:
+    """The commit `rev` names in `git_dir`: RevisionNotFound when git does not know it, CorruptRepository when its
+    object is there but git cannot read it (the two must not be mistaken for each other)."""
+    resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    sha = resolved.stdout.decode().strip()
+    if resolved.returncode == 128:  # git dies on an object it cannot read; a name it does not know is exit 1
+        named = _git(git_dir, "rev-parse", "--verify", "--quiet", rev).stdout.decode().strip()
+        raise CorruptRepository(f"commit {named or rev} is corrupt or unreadable in the object store: "
+                                f"{git_error(resolved.stderr)}")
+    if resolved.returncode != 0 or not _SHA.match(sha):
+        raise RevisionNotFound(f"unknown revision {rev!r} in {git_dir}")
+    return Commit(git_dir=git_dir, sha=sha, rev=rev)
 
 
 def skip_reason_for_path(path: str) -> str | None:
