@@ -5,13 +5,13 @@ and times them.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.schema import Rel
+from spider.indexer.settings import Settings
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.exchange import exchange
@@ -64,19 +64,20 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
 
 def open_selector(name: str | None, model: str | None = None) -> tuple[Selector, list[str]]:
     """The selector a user asked for (None: an LLM if one is configured, else `learned`), and notes to print."""
+    llm = Settings.from_env().llm
     notes = []
     if name is None:
-        if os.environ.get("ANTHROPIC_API_KEY"):
+        if llm.anthropic_api_key:
             name = "anthropic"
-        elif os.environ.get("SPIDER_OPENAI_BASE_URL"):
+        elif llm.openai_base_url:
             name = "openai"
         else:
             name = "learned"
             notes.append("no LLM configured (ANTHROPIC_API_KEY or SPIDER_OPENAI_BASE_URL): the learned selector decided")
     if name == "anthropic":
-        return LLMSelector(AnthropicBackend(model)), notes
+        return LLMSelector(AnthropicBackend(model, llm), llm=llm), notes
     if name == "openai":
-        return LLMSelector(OpenAIBackend(model)), notes
+        return LLMSelector(OpenAIBackend(model, llm), llm=llm), notes
     simple = {"learned": LearnedSelector, "all": AdmitAll, "none": AdmitNone}
     if name not in simple:
         raise InvalidInput(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")

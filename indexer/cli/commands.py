@@ -24,7 +24,7 @@ from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
 from spider.indexer.redact import redact, redacted_output
-from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
+from spider.indexer.settings import BROKER_ENV, QUEUES, Settings, spider_home
 from spider.indexer.source.walk import open_commit
 from spider.indexer.terminal import printable
 from spider.indexer.vectors import embedding
@@ -65,7 +65,7 @@ def fail_cleanly(command: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         context = click.get_current_context()
         prog = context.find_root().info_name or "spider"
-        debug = context.meta.get(DEBUG) or os.environ.get("SPIDER_DEBUG") == "1"
+        debug = context.meta.get(DEBUG) or Settings.from_env().debug
         # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
         # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
         logging.getLogger("neo4j").setLevel(logging.ERROR)
@@ -235,7 +235,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
                   no_embed: bool, as_json: bool) -> None:
     from spider.indexer.distributed import tasks  # Celery is only imported by the commands that use it
 
-    if not broker_url():
+    if not Settings.from_env().celery.broker_url:
         raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     if not no_embed:
@@ -271,7 +271,7 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     task redelivered to another."""
     from spider.indexer.distributed import tasks
 
-    if not broker_url():
+    if not Settings.from_env().celery.broker_url:
         raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     unknown = set(queues.split(",")) - set(QUEUES)
@@ -636,7 +636,7 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
     with cancelled_by_interrupt(), connect() as store:
         if "$repo" in text or "$snapshot" in text:
             _default_scope(store, values)
-        keys, rows = run_analyst_query(store, text, values)
+        keys, rows = run_analyst_query(store, text, values, Settings.from_env().cypher_timeout)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
     else:

@@ -16,7 +16,6 @@ import neo4j
 from neo4j.exceptions import ClientError
 from spider.indexer.errors import InvalidInput, RefusedQuery
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import cypher_timeout
 
 # Procedures that only describe the graph's schema (labels, types, keys): the only ones an analyst may CALL.
 READ_PROCEDURES = frozenset({
@@ -116,9 +115,9 @@ def check_analyst_query(tx: neo4j.Transaction, text: str, params: dict[str, Any]
         raise RefusedQuery(f"refused: {reason}; spider runs only read queries of the code graph")
 
 
-def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    """Check `text`, then run it in a READ transaction the server stops after SPIDER_CYPHER_TIMEOUT seconds."""
-    timeout = cypher_timeout()
+def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any],
+                      timeout: int) -> tuple[list[str], list[list[Any]]]:
+    """Check `text`, then run it in a READ transaction the server stops after `timeout` seconds."""
     check_params(params)
     database = store.settings.database
     try:

@@ -27,7 +27,7 @@ from pathlib import Path
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 from spider.indexer.errors import ConfigurationError, ServiceUnavailable
-from spider.indexer.settings import Neo4jSettings, external_neo4j, spider_home
+from spider.indexer.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
@@ -52,11 +52,13 @@ BIND_ATTEMPTS = 3
 
 def connection_settings() -> Neo4jSettings:
     """The Neo4j to use: the one NEO4J_URI names, else the local server (started if need be)."""
-    return external_neo4j() or ensure_running()
+    settings = Settings.from_env()
+    return settings.neo4j or ensure_running(settings.local_neo4j)
 
 
-def ensure_running(timeout: float = 120) -> Neo4jSettings:
+def ensure_running(local: LocalNeo4jSettings | None = None, timeout: float = 120) -> Neo4jSettings:
     """Return settings for the local server, building and starting it first if it is not running."""
+    local = local or Settings.from_env().local_neo4j
     state = _state_dir()
     with _locked(state):
         record = _read_record(state)
@@ -66,7 +68,7 @@ def ensure_running(timeout: float = 120) -> Neo4jSettings:
             settings = _settings(record["port"], password)
             _wait_for_bolt(settings, pid, time.monotonic() + timeout, state)
             return settings
-        return _start(state, record, password, timeout)
+        return _start(state, record, password, timeout, local)
 
 
 def stop(timeout: float = 60) -> bool:
@@ -106,11 +108,11 @@ def status() -> dict:
     }
 
 
-def _start(state: Path, record: dict, password: str, timeout: float) -> Neo4jSettings:
+def _start(state: Path, record: dict, password: str, timeout: float, local: LocalNeo4jSettings) -> Neo4jSettings:
     """Launch the server; if another program takes the chosen port between choosing and binding, use another."""
-    launcher_dir = _launcher_dir()
+    launcher_dir = _launcher_dir(local)
     neo4j_version, java_release = _pom_versions(launcher_dir)
-    java, java_major = _find_java(java_release)
+    java, java_major = _find_java(java_release, local.java_home)
     _build(launcher_dir, java)
     port = _choose_port(record.get("port"))
     for _ in range(BIND_ATTEMPTS - 1):
@@ -248,9 +250,8 @@ def _last_error(log_path: Path) -> str:
     return candidates[-1][:400] if candidates else "no output"
 
 
-def _find_java(minimum: int) -> tuple[Path, int]:
+def _find_java(minimum: int, java_home: str | None) -> tuple[Path, int]:
     """JAVA_HOME if new enough, else the newest installed JDK of at least `minimum`."""
-    java_home = os.environ.get("JAVA_HOME")
     if java_home:
         java = Path(java_home) / "bin" / "java"
         major = _java_major(java)
@@ -296,8 +297,8 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
     return neo4j_version, java_release
 
 
-def _launcher_dir() -> Path:
-    override = os.environ.get("SPIDER_NEO4J_LAUNCHER_DIR")
+def _launcher_dir(local: LocalNeo4jSettings) -> Path:
+    override = local.launcher_dir
     return Path(override).expanduser() if override else Path(__file__).resolve().parents[2] / "deploy" / "neo4j"
 
 

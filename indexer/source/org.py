@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 from spider.indexer.errors import InvalidInput, ServiceUnavailable
-from spider.indexer.settings import path_name, spider_home
+from spider.indexer.settings import Settings, path_name
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers
@@ -93,10 +93,6 @@ def default_name(source: str) -> str:
     return "/".join(p.removesuffix(".git") for p in parts[-2:])
 
 
-def repo_cache() -> Path:
-    return Path(os.environ.get("SPIDER_REPO_CACHE") or spider_home() / "repo-cache").expanduser()
-
-
 def materialise(spec: RepoSpec) -> Path:
     """The git directory to index: the manifest's path as is, or a bare mirror of its URL under the cache,
     cloned the first time and fetched every time after."""
@@ -105,7 +101,7 @@ def materialise(spec: RepoSpec) -> Path:
             raise InvalidInput(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
     check_url(spec.url or "")
-    mirror = repo_cache() / f"{path_name(spec.name)}.git"
+    mirror = Settings.from_env().caches.repo_cache_dir() / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:

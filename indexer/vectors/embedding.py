@@ -31,11 +31,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from spider.indexer.errors import ConfigurationError, InvalidInput
-from spider.indexer.settings import spider_home
+from spider.indexer.settings import Settings, spider_home
 from spider.indexer.vectors import model_build
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-MODEL_ENV = "SPIDER_EMBED_MODEL"
 BATCH_SIZE = 32
 CHARS_PER_TOKEN = 8  # character budget per token before tokenizing: code averages 3-4 chars per token
 POOLINGS = ("mean", "cls")
@@ -231,7 +230,7 @@ def _status(spec: ModelSpec) -> str:
 def resolve_spec(name: str | None = None) -> ModelSpec:
     """The spec of name (else $SPIDER_EMBED_MODEL, else the default), or a SpiderError naming the command
     that prepares it."""
-    name = name or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    name = name or Settings.from_env().embed_model or DEFAULT_MODEL
     if name == DEFAULT_MODEL:  # always under this SPIDER_HOME, whatever an old registry entry says
         spec = default_spec()
         if not model_build.is_built(spec.dir, check_hash=False):

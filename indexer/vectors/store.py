@@ -37,7 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 from spider.indexer.cache_files import write_atomically
 from spider.indexer.errors import ConfigurationError, ServiceUnavailable, StoreBusy
-from spider.indexer.settings import spider_home
+from spider.indexer.settings import Settings, spider_home
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
@@ -577,9 +577,9 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
     """The vectors of one embedding model: its collection (`collection_name`) on the Qdrant server named by
     QDRANT_URL (and QDRANT_API_KEY) if set, else the local Edge shard SPIDER_HOME/vectors/<collection>/."""
     collection = collection_name(model_name, dim)
-    url = os.environ.get("QDRANT_URL")
-    if url:
-        return QdrantServerStore(collection, dim, url=url, api_key=os.environ.get("QDRANT_API_KEY"))
+    qdrant = Settings.from_env().qdrant
+    if qdrant.url:
+        return QdrantServerStore(collection, dim, url=qdrant.url, api_key=qdrant.api_key)
     return EdgeVectorStore(spider_home() / "vectors" / collection, dim)
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spider.indexer.errors import ConfigurationError
+from spider.indexer.settings import Settings
 from spider.query.select.features import FEATURES, request_features
 from spider.query.select.stage2 import Decision, SelectionRequest
 
@@ -89,7 +89,7 @@ _FIELDS = {"format", "version", "model", "features", "weights"}
 
 
 def model_path() -> Path:
-    return Path(os.environ.get("SPIDER_LEARNED_MODEL") or SHIPPED_MODEL)
+    return Path(Settings.from_env().learned_model or SHIPPED_MODEL)
 
 
 class LearnedSelector:

@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 from neo4j.exceptions import ClientError
 from spider import cypher
-from spider.indexer.settings import external_neo4j
+from spider.indexer.settings import Settings
 
 from tests.integration.indexer.cli import test_cli
 from tests.integration.indexer.cli.test_cli import one_line_error, run_spider, succeeded
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration
 shop = test_cli.shop  # the indexed Python shop fixture (module scope)
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
-local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")
+local_only = pytest.mark.skipif(Settings.from_env().neo4j is not None, reason="the local launcher's settings")
 
 
 @pytest.fixture
