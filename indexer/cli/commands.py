@@ -92,7 +92,7 @@ def fail_cleanly(command: Callable) -> Callable:
 
 
 def connect() -> GraphStore:
-    return GraphStore(neo4j_local.connection_settings())
+    return neo4j_local.open_graph(Settings.from_env())
 
 
 def progress_bar(stage: str, total: int) -> Callable[[int], None]:

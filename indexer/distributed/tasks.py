@@ -88,7 +88,7 @@ app = make_app(Settings.from_env().celery)
 @cache
 def worker_store() -> GraphStore:
     """One Neo4j driver per worker process (created after the fork), shared by its tasks, closed at exit."""
-    store = GraphStore(neo4j_local.connection_settings())
+    store = neo4j_local.open_graph(Settings.from_env())
     atexit.register(store.close)
     return store
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 from spider.indexer.errors import ConfigurationError, ServiceUnavailable
+from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
 
 HOST = "127.0.0.1"
@@ -50,10 +51,15 @@ JAR = "spider-neo4j-launcher.jar"
 BIND_ATTEMPTS = 3
 
 
-def connection_settings() -> Neo4jSettings:
-    """The Neo4j to use: the one NEO4J_URI names, else the local server (started if need be)."""
-    settings = Settings.from_env()
+def graph_settings(settings: Settings) -> Neo4jSettings:
+    """The Neo4j to use: the one NEO4J_URI names, else the local server, which this starts if need be (reading
+    settings never starts it: a caller that may start a server says so by calling this)."""
     return settings.neo4j or ensure_running(settings.local_neo4j)
+
+
+def open_graph(settings: Settings) -> GraphStore:
+    """The graph store on `graph_settings(settings)`: the local server is started if need be."""
+    return GraphStore(graph_settings(settings))
 
 
 def ensure_running(local: LocalNeo4jSettings | None = None, timeout: float = 120) -> Neo4jSettings:

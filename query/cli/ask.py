@@ -9,7 +9,7 @@ import click
 from spider.indexer.cli.commands import debug_option, fail_cleanly
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Settings
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
@@ -67,7 +67,7 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     graph = method in GRAPH_METHODS
     chosen, notes = open_selector(selector, model) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         repo = repo or store.only_repository()
         snapshot = store.resolve_snapshot(repo, rev)
         answer = answer_query(store, repo, snapshot, text, method, k, n, c, edge_depths, chosen, embed_model)
