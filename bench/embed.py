@@ -59,7 +59,7 @@ from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.graph.store import GraphStore  # noqa: E402
 from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
 from spider.indexer.schema import Label  # noqa: E402
-from spider.indexer.settings import snapshot_cache_dir  # noqa: E402
+from spider.indexer.settings import Settings, snapshot_cache_dir  # noqa: E402
 from spider.indexer.source.walk import open_commit, select_files  # noqa: E402
 from spider.indexer.vectors.embed_stage import embed_snapshot  # noqa: E402
 from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
@@ -419,7 +419,7 @@ def phase_der(args) -> dict:
     result["issues"] = [i["instance_id"] for i in issues]
     repo = f"bench/{args.name.split('/')[-1]}-{dt.datetime.now().strftime('%Y%m%dT%H%M%S')}"
     result["bench_repo"] = repo
-    store = GraphStore(neo4j_local.connection_settings())
+    store = neo4j_local.open_graph(Settings.from_env())
     snapshot = None
     embedding = None
     try:
@@ -721,7 +721,7 @@ def main() -> None:
     if not args.render_only:
         phases = [p.strip() for p in args.phases.split(",") if p.strip()]
         if "der" in phases:
-            neo4j_local.connection_settings()  # start the local server before timing anything
+            neo4j_local.graph_settings(Settings.from_env())  # start the local server before timing anything
         for phase in phases:
             print(f"bench: {phase} …", file=sys.stderr, flush=True)
             doc[phase] = {"embed": phase_embed, "search": phase_search, "der": phase_der}[phase](args)

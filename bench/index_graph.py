@@ -56,6 +56,7 @@ from spider.indexer.languages import language_of  # noqa: E402
 from spider.indexer.parse.parse_file import parse_file  # noqa: E402
 from spider.indexer.parse.treesitter import parser as ts_parser  # noqa: E402
 from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, IndexReport, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
+from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.source.walk import open_commit, read_blobs, select_files  # noqa: E402
 
 MB = 1_000_000
@@ -124,7 +125,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
     # times (a fresh snapshot each, deleted after), reported as the median pass; the first pass also on its own
     # (the Neo4j server's JIT and caches are coldest then).
     stamp = dt.datetime.now().strftime('%Y%m%dT%H%M%S')
-    store = GraphStore(neo4j_local.connection_settings())
+    store = neo4j_local.open_graph(Settings.from_env())
     write_breakdown = _time_queries(store)
     passes_seconds: list[dict[str, float]] = []
     write_profile = cProfile.Profile() if profile else None
@@ -414,7 +415,7 @@ def main() -> None:
         Path(args.single_json).write_text(json.dumps(run))
         return
 
-    neo4j_local.connection_settings()  # start the local server before timing anything
+    neo4j_local.graph_settings(Settings.from_env())  # start the local server before timing anything
     runs = []
     for git_dir, rev, name in zip(args.git_dir, args.rev, args.name):
         print(f"bench: {name} @ {rev} …", file=sys.stderr, flush=True)

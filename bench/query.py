@@ -29,7 +29,7 @@ for path in (ROOT, ROOT / "bench"):
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from spider.indexer.graph import neo4j_local  # noqa: E402
-from spider.indexer.graph.store import GraphStore  # noqa: E402
+from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
 from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.expand import edges_label, parse_edges  # noqa: E402
@@ -80,7 +80,7 @@ def main() -> None:
     def admit_nothing(seen, attempt) -> Reply:
         return Reply('{"selected": []}', delay=args.latency)
 
-    with GraphStore(neo4j_local.connection_settings()) as store, FakeLLM(admit_nothing) as fake, \
+    with neo4j_local.open_graph(Settings.from_env()) as store, FakeLLM(admit_nothing) as fake, \
             tempfile.TemporaryDirectory() as cache_dir:
         os.environ.update({"ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url})
         selector = LLMSelector(AnthropicBackend("fake-fixed-latency"), AnswerCache(Path(cache_dir)))

@@ -6,18 +6,15 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import re
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import quote, unquote
 
-from spider.indexer.settings import spider_home_path
+from spider.indexer.settings import Settings, spider_home_path
 
 MASK = "***"
-SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")
-URL_VARIABLES = ("NEO4J_URI", "SPIDER_BROKER_URL", "SPIDER_RESULT_BACKEND", "QDRANT_URL", "SPIDER_OPENAI_BASE_URL")
 # Shorter values are not masked where they appear as plain text (a URI's password always is): Neo4j refuses
 # passwords under 8 characters, API keys are far longer, and masking a short word ("test") garbles every message.
 SHORTEST_SECRET = 8
@@ -38,8 +35,8 @@ def _uri_password(uri: str) -> str:
 
 def secrets() -> set[str]:
     """The secret values in use now, each as written and as it appears quoted, escaped or percent-encoded."""
-    values = [os.environ.get(variable, "") for variable in SECRET_VARIABLES]
-    values += [_uri_password(os.environ.get(variable, "")) for variable in URL_VARIABLES]
+    settings = Settings.from_env()
+    values = [*settings.secrets, *(_uri_password(url) for url in settings.secret_urls)]
     with contextlib.suppress(OSError, UnicodeDecodeError):
         values.append((spider_home_path() / "neo4j" / "password").read_text().strip())
     values += [unquote(value) for value in values]

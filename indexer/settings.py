@@ -1,15 +1,20 @@
-"""Where local state lives and which services to use, read from the environment once per call."""
+"""Where local state lives and which services to use: every environment variable spider reads is read and checked
+here. `Settings.from_env()` is called when a setting is needed (by a CLI command, a Celery task, a public function),
+never at import, so a variable set before a call is seen by it; a checked value is checked where it is used (a bad
+SPIDER_LLM_TIMEOUT fails a query that calls an LLM, not an index run). SPIDER_HOME is read by `spider_home`."""
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
 
 
 def spider_home_path() -> Path:
@@ -50,19 +55,14 @@ class Neo4jSettings:
 
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
-
-
-def external_neo4j() -> Neo4jSettings | None:
-    """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one."""
-    uri = os.environ.get("NEO4J_URI")
-    if not uri:
-        return None
-    return Neo4jSettings(
-        uri=_neo4j_uri(uri),
-        user=os.environ.get("NEO4J_USER", "neo4j"),
-        password=os.environ.get("NEO4J_PASSWORD", ""),
-        database=os.environ.get("NEO4J_DATABASE", "neo4j"),
-    )
+EMBED_MODEL_ENV = "SPIDER_EMBED_MODEL"  # the embedding model when a command names none
+BROKER_ENV = "SPIDER_BROKER_URL"  # Celery broker (redis://… or amqp://…); unset: tasks run eagerly in-process
+QUEUES = ("parse", "write", "embed")  # Celery queues: tree-sitter batches, resolve + Neo4j write, embeddings
+PARSE_CACHE_MB = 1024  # default bound on the parse cache: ~200,000 files' results at the 5.2 KB each of the dev eval
+ISSUE_TOKENS = 4_000  # default of SPIDER_LLM_ISSUE_TOKENS
+# The settings whose values are secrets, and those that are URLs whose passwords are: `indexer.redact` masks them.
+SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")
+URL_VARIABLES = ("NEO4J_URI", "SPIDER_BROKER_URL", "SPIDER_RESULT_BACKEND", "QDRANT_URL", "SPIDER_OPENAI_BASE_URL")
 
 
 def _neo4j_uri(uri: str) -> str:
@@ -73,42 +73,162 @@ def _neo4j_uri(uri: str) -> str:
     except ValueError:  # a port that is no number in 0-65535, a broken IPv6 address
         host = None
     if not host or parts.scheme not in NEO4J_SCHEMES:
-        raise SpiderError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
-                          f"{', '.join(NEO4J_SCHEMES)}")
+        raise ConfigurationError(f"NEO4J_URI {uri!r} is not a Neo4j URI: SCHEME://HOST[:PORT] with SCHEME one of "
+                                 f"{', '.join(NEO4J_SCHEMES)}")
     if "@" in parts.netloc:
-        raise SpiderError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
+        raise ConfigurationError(f"NEO4J_URI {uri!r} holds credentials: put them in NEO4J_USER and NEO4J_PASSWORD")
     return uri
 
 
-BROKER_ENV = "SPIDER_BROKER_URL"  # Celery broker (redis://… or amqp://…); unset: tasks run eagerly in-process
-QUEUES = ("parse", "write", "embed")  # Celery queues: tree-sitter batches, resolve + Neo4j write, embeddings
-
-
-def broker_url() -> str | None:
-    return os.environ.get(BROKER_ENV) or None
-
-
-def _positive_int(variable: str, default: int) -> int:
+def _positive_int(variable: str, value: str | None, default: int) -> int:
     """The whole number `variable` holds: ASCII digits only (str.isdigit also takes '²', which int() refuses)."""
-    value = os.environ.get(variable) or str(default)
+    value = value or str(default)
     if not re.fullmatch(r"[0-9]+", value) or int(value) == 0:
-        raise SpiderError(f"{variable} must be a positive whole number, not {value!r}")
+        raise ConfigurationError(f"{variable} must be a positive whole number, not {value!r}")
     return int(value)
 
 
-def visibility_timeout() -> int:
-    """Seconds before the broker hands an unacknowledged task (its worker died) to another worker."""
-    return _positive_int("SPIDER_VISIBILITY_TIMEOUT", 4 * 3600)
+@dataclass(frozen=True)
+class QdrantSettings:
+    """QDRANT_URL (and QDRANT_API_KEY): a Qdrant server; no URL: the local vector store under SPIDER_HOME."""
+
+    url: str | None = None
+    api_key: str | None = None
 
 
-PARSE_CACHE_MB = 1024  # default bound on the parse cache: ~200,000 files' results at the 5.2 KB each of the dev eval
+@dataclass(frozen=True)
+class CelerySettings:
+    broker_url: str | None = None  # SPIDER_BROKER_URL; None: tasks run eagerly in-process
+    result_backend: str | None = None  # SPIDER_RESULT_BACKEND; None: the broker
+    visibility_timeout_setting: str | None = None  # SPIDER_VISIBILITY_TIMEOUT as written
+
+    @property
+    def visibility_timeout(self) -> int:
+        """Seconds before the broker hands an unacknowledged task (its worker died) to another worker."""
+        return _positive_int("SPIDER_VISIBILITY_TIMEOUT", self.visibility_timeout_setting, 4 * 3600)
 
 
-def parse_cache_max_mb() -> int:
-    """The parse cache's bound on stored results, in MiB."""
-    return _positive_int("SPIDER_PARSE_CACHE_MB", PARSE_CACHE_MB)
+@dataclass(frozen=True)
+class CacheSettings:
+    parse_cache: str = ""  # SPIDER_PARSE_CACHE: its file; "off": none; empty: SPIDER_HOME/parse-cache.sqlite3
+    parse_cache_mb_setting: str | None = None  # SPIDER_PARSE_CACHE_MB as written
+    repo_cache: str | None = None  # SPIDER_REPO_CACHE: where `spider index-org` keeps its clones
+
+    @property
+    def parse_cache_max_mb(self) -> int:
+        """The parse cache's bound on stored results, in MiB."""
+        return _positive_int("SPIDER_PARSE_CACHE_MB", self.parse_cache_mb_setting, PARSE_CACHE_MB)
+
+    def repo_cache_dir(self) -> Path:
+        return Path(self.repo_cache or spider_home() / "repo-cache").expanduser()
 
 
-def cypher_timeout() -> int:
-    """Seconds an analyst's Cypher statement may run before the server stops it."""
-    return _positive_int("SPIDER_CYPHER_TIMEOUT", 60)
+@dataclass(frozen=True)
+class LLMSettings:
+    """The LLM selectors' settings: which endpoint, which model, how long to wait, how much of the issue to send."""
+
+    anthropic_api_key: str | None = None  # ANTHROPIC_API_KEY
+    anthropic_model: str | None = None  # SPIDER_ANTHROPIC_MODEL
+    openai_base_url: str | None = None  # SPIDER_OPENAI_BASE_URL: any OpenAI-compatible chat endpoint
+    openai_model: str | None = None  # SPIDER_OPENAI_MODEL
+    openai_api_key: str | None = None  # SPIDER_OPENAI_API_KEY
+    cache: str | None = None  # SPIDER_LLM_CACHE: the answer cache; None: SPIDER_HOME/llm-cache
+    timeout_setting: str = "60"  # SPIDER_LLM_TIMEOUT as written
+    issue_tokens_setting: str | None = None  # SPIDER_LLM_ISSUE_TOKENS as written
+
+    @property
+    def timeout(self) -> float:
+        """SPIDER_LLM_TIMEOUT: a positive number of seconds."""
+        try:
+            seconds = float(self.timeout_setting)
+        except ValueError:
+            seconds = math.nan
+        if not 0 < seconds < math.inf:
+            raise ConfigurationError(
+                f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {self.timeout_setting!r}")
+        return seconds
+
+    @property
+    def issue_tokens(self) -> int:
+        """SPIDER_LLM_ISSUE_TOKENS: how much of the issue each selector call may send (unset or empty: ISSUE_TOKENS)."""
+        value = self.issue_tokens_setting or str(ISSUE_TOKENS)
+        if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
+            raise ConfigurationError(
+                f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
+        return int(value)
+
+
+@dataclass(frozen=True)
+class LocalNeo4jSettings:
+    """What starting the local Neo4j needs: a JDK and the launcher project."""
+
+    java_home: str | None = None  # JAVA_HOME: used when it is new enough, else the newest JDK installed
+    launcher_dir: str | None = None  # SPIDER_NEO4J_LAUNCHER_DIR; None: deploy/neo4j of this checkout
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting spider reads from the environment, read at once; checked values are checked when used."""
+
+    neo4j_uri: str | None = None  # NEO4J_URI; None: the local server
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = ""
+    neo4j_database: str = "neo4j"
+    local_neo4j: LocalNeo4jSettings = field(default_factory=LocalNeo4jSettings)
+    qdrant: QdrantSettings = field(default_factory=QdrantSettings)
+    embed_model: str | None = None  # SPIDER_EMBED_MODEL; None: the built-in default
+    celery: CelerySettings = field(default_factory=CelerySettings)
+    caches: CacheSettings = field(default_factory=CacheSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    learned_model: str | None = None  # SPIDER_LEARNED_MODEL; None: the shipped model
+    cypher_timeout_setting: str | None = None  # SPIDER_CYPHER_TIMEOUT as written
+    debug: bool = False  # SPIDER_DEBUG=1: tracebacks with every error
+    secrets: tuple[str, ...] = ()  # the values of SECRET_VARIABLES
+    secret_urls: tuple[str, ...] = ()  # the values of URL_VARIABLES
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
+        get = environ.get
+        return cls(
+            neo4j_uri=get("NEO4J_URI") or None,
+            neo4j_user=get("NEO4J_USER", "neo4j"),
+            neo4j_password=get("NEO4J_PASSWORD", ""),
+            neo4j_database=get("NEO4J_DATABASE", "neo4j"),
+            local_neo4j=LocalNeo4jSettings(java_home=get("JAVA_HOME") or None,
+                                           launcher_dir=get("SPIDER_NEO4J_LAUNCHER_DIR") or None),
+            qdrant=QdrantSettings(url=get("QDRANT_URL") or None, api_key=get("QDRANT_API_KEY")),
+            embed_model=get(EMBED_MODEL_ENV) or None,
+            celery=CelerySettings(broker_url=get(BROKER_ENV) or None,
+                                  result_backend=get("SPIDER_RESULT_BACKEND") or None,
+                                  visibility_timeout_setting=get("SPIDER_VISIBILITY_TIMEOUT")),
+            caches=CacheSettings(parse_cache=get("SPIDER_PARSE_CACHE", ""),
+                                 parse_cache_mb_setting=get("SPIDER_PARSE_CACHE_MB"),
+                                 repo_cache=get("SPIDER_REPO_CACHE") or None),
+            llm=LLMSettings(anthropic_api_key=get("ANTHROPIC_API_KEY") or None,
+                            anthropic_model=get("SPIDER_ANTHROPIC_MODEL") or None,
+                            openai_base_url=get("SPIDER_OPENAI_BASE_URL") or None,
+                            openai_model=get("SPIDER_OPENAI_MODEL") or None,
+                            openai_api_key=get("SPIDER_OPENAI_API_KEY") or None,
+                            cache=get("SPIDER_LLM_CACHE") or None,
+                            timeout_setting=get("SPIDER_LLM_TIMEOUT", "60"),
+                            issue_tokens_setting=get("SPIDER_LLM_ISSUE_TOKENS")),
+            learned_model=get("SPIDER_LEARNED_MODEL") or None,
+            cypher_timeout_setting=get("SPIDER_CYPHER_TIMEOUT"),
+            debug=get("SPIDER_DEBUG") == "1",
+            secrets=tuple(get(variable, "") for variable in SECRET_VARIABLES),
+            secret_urls=tuple(get(variable, "") for variable in URL_VARIABLES),
+        )
+
+    @property
+    def neo4j(self) -> Neo4jSettings | None:
+        """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one (which reading
+        settings never starts: `neo4j_local.ensure_running` does)."""
+        if not self.neo4j_uri:
+            return None
+        return Neo4jSettings(uri=_neo4j_uri(self.neo4j_uri), user=self.neo4j_user, password=self.neo4j_password,
+                             database=self.neo4j_database)
+
+    @property
+    def cypher_timeout(self) -> int:
+        """Seconds an analyst's Cypher statement may run before the server stops it."""
+        return _positive_int("SPIDER_CYPHER_TIMEOUT", self.cypher_timeout_setting, 60)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from spider import cypher
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.schema import Rel
 
@@ -43,18 +43,18 @@ def parse_edges(spec: str) -> dict[Rel, int]:
         try:
             rel = Rel(name.upper())
         except ValueError:
-            raise SpiderError(f"unknown relationship type {name!r} in --edges "
-                              f"(choose from {', '.join(r.value.lower() for r in Rel)})") from None
+            raise InvalidInput(f"unknown relationship type {name!r} in --edges "
+                               f"(choose from {', '.join(r.value.lower() for r in Rel)})") from None
         if rel in edges:
-            raise SpiderError(f"--edges names {rel.value.lower()} twice (give each type once, with one depth)")
+            raise InvalidInput(f"--edges names {rel.value.lower()} twice (give each type once, with one depth)")
         if not depth:
-            raise SpiderError(f"--edges type {rel.value.lower()} has no depth: write TYPE:DEPTH, "
-                              f"e.g. {rel.value.lower()}:{DEFAULT_EDGES.get(rel, 2)}")
+            raise InvalidInput(f"--edges type {rel.value.lower()} has no depth: write TYPE:DEPTH, "
+                               f"e.g. {rel.value.lower()}:{DEFAULT_EDGES.get(rel, 2)}")
         if not re.fullmatch(r"[0-9]{1,9}", depth) or not 1 <= int(depth) <= MAX_DEPTH:
-            raise SpiderError(f"depth of {name} in --edges must be a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
+            raise InvalidInput(f"depth of {name} in --edges must be a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
         edges[rel] = int(depth)
     if not edges:
-        raise SpiderError("--edges names no relationship type (e.g. contains:4,invokes:2)")
+        raise InvalidInput("--edges names no relationship type (e.g. contains:4,invokes:2)")
     return edges
 
 

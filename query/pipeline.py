@@ -5,13 +5,13 @@ and times them.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.schema import Rel
+from spider.indexer.settings import Settings
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.exchange import exchange
@@ -49,8 +49,8 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
         return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
     embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
     if not embedding and not embed_model:
-        raise SpiderError(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
-                          "re-index it without --no-embed, or use --method bm25 or spisr")
+        raise InvalidInput(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
+                           "re-index it without --no-embed, or use --method bm25 or spisr")
     embedder = open_embedder(embed_model or embedding["model"])
     loaded = time.perf_counter()
     if vectors is not None:
@@ -64,22 +64,23 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
 
 def open_selector(name: str | None, model: str | None = None) -> tuple[Selector, list[str]]:
     """The selector a user asked for (None: an LLM if one is configured, else `learned`), and notes to print."""
+    llm = Settings.from_env().llm
     notes = []
     if name is None:
-        if os.environ.get("ANTHROPIC_API_KEY"):
+        if llm.anthropic_api_key:
             name = "anthropic"
-        elif os.environ.get("SPIDER_OPENAI_BASE_URL"):
+        elif llm.openai_base_url:
             name = "openai"
         else:
             name = "learned"
             notes.append("no LLM configured (ANTHROPIC_API_KEY or SPIDER_OPENAI_BASE_URL): the learned selector decided")
     if name == "anthropic":
-        return LLMSelector(AnthropicBackend(model)), notes
+        return LLMSelector(AnthropicBackend(model, llm), llm=llm), notes
     if name == "openai":
-        return LLMSelector(OpenAIBackend(model)), notes
+        return LLMSelector(OpenAIBackend(model, llm), llm=llm), notes
     simple = {"learned": LearnedSelector, "all": AdmitAll, "none": AdmitNone}
     if name not in simple:
-        raise SpiderError(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
+        raise InvalidInput(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
     return simple[name](), notes
 
 
@@ -211,14 +212,14 @@ def answer_query(
 ) -> Answer:
     """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
     if method not in FIRST_STAGE:
-        raise SpiderError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+        raise InvalidInput(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     graph = method in GRAPH_METHODS
     notes = []
     if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
         notes.append(f"-c capped at -k: {k} seeds explored, not {c} (seeds stay in the top-{k})")
         c = k
     if graph and not 1 <= c <= k <= n:
-        raise SpiderError(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
+        raise InvalidInput(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
     ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
     if not graph:
         clock = time.perf_counter()

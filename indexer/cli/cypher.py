@@ -15,7 +15,7 @@ from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query
-from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Settings
 from spider.indexer.terminal import render_table
 
 
@@ -83,10 +83,10 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
     values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
     if repo:
         values["repo"] = repo
-    with cancelled_by_interrupt(), GraphStore(neo4j_local.connection_settings()) as store:
+    with cancelled_by_interrupt(), neo4j_local.open_graph(Settings.from_env()) as store:
         if "$repo" in text or "$snapshot" in text:
             fill_scope(store, values)
-        keys, rows = run_analyst_query(store, text, values)
+        keys, rows = run_analyst_query(store, text, values, Settings.from_env().cypher_timeout)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
     else:

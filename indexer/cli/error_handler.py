@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
 import traceback
 from typing import Any, Callable
@@ -12,9 +11,11 @@ from typing import Any, Callable
 import click
 from spider.indexer.errors import SpiderError
 from spider.indexer.redact import redact, redacted_output
+from spider.indexer.settings import Settings
 from spider.indexer.terminal import printable
 
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
+EXIT_CODES = {SpiderError: 2}  # a foreseen failure's exit code, by class: the first the error is an instance of
 UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
 
 
@@ -48,7 +49,7 @@ def fail_cleanly(command: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         context = click.get_current_context()
         prog = context.find_root().info_name or "spider"
-        debug = context.meta.get(DEBUG) or os.environ.get("SPIDER_DEBUG") == "1"
+        debug = context.meta.get(DEBUG) or Settings.from_env().debug
         # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
         # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
         logging.getLogger("neo4j").setLevel(logging.ERROR)
@@ -60,7 +61,7 @@ def fail_cleanly(command: Callable) -> Callable:
         except SpiderError as exc:
             _print_traceback(debug)
             click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
-            sys.exit(exc.exit_code)
+            sys.exit(next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind)))
         except Exception as exc:
             _print_traceback(debug)
             detail = _one_line(str(exc))

@@ -11,9 +11,8 @@ import click
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
-from spider.indexer.settings import BROKER_ENV, broker_url
+from spider.indexer.settings import BROKER_ENV, Settings
 from spider.indexer.source.walk import open_commit
 from spider.indexer.terminal import printable
 from spider.indexer.vectors import embedding
@@ -113,7 +112,7 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
     if enqueue:
         enqueue_index(path, repo, rev, force, full, model, no_embed, as_json)
         return
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
                                   model=model, full=full,
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
@@ -146,13 +145,13 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
                   no_embed: bool, as_json: bool) -> None:
     from spider.indexer.distributed import tasks  # Celery is only imported by the commands that use it
 
-    if not broker_url():
+    if not Settings.from_env().celery.broker_url:
         raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     if not no_embed:
         embedding.open_embedder(model)  # a missing model fails here, in one line, not later in a worker
     commit = open_commit(str(path), rev)
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
     if is_indexed(state, not no_embed) and not force:

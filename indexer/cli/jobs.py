@@ -8,7 +8,7 @@ import click
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import jobs, neo4j_local
-from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Settings
 from spider.indexer.terminal import render_table
 
 
@@ -22,7 +22,7 @@ def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
     errors."""
     if cancel and not job_id:
         raise SpiderError("--cancel needs the JOB_ID to cancel")
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         rows = jobs.list_jobs(store, job_id)
         if job_id and not rows:
             raise SpiderError(f"no job {job_id}")

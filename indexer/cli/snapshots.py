@@ -10,8 +10,8 @@ from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
-from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
+from spider.indexer.settings import Settings
 from spider.indexer.terminal import printable, render_table
 
 
@@ -26,7 +26,7 @@ def snapshots() -> None:
 @fail_cleanly
 def snapshots_list(repo: str | None, as_json: bool) -> None:
     """Every snapshot with its state and size."""
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         rows = store.list_snapshots(repo)
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
@@ -57,7 +57,7 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
     if not re.fullmatch(r"[0-9a-fA-F]{4,}", snapshot):  # '' would match every sha: never delete by a guess
         raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
                           "(see `spider snapshots list`)")
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         sha = find_snapshot(store, repo, snapshot)
         deleted, vectors = delete_snapshot(store, repo, sha)
     click.echo(printable(f"deleted {repo} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)"))
@@ -74,7 +74,7 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
 def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> None:
     """What changed in REPO's graph from snapshot OLD to NEW (revisions or sha prefixes of complete snapshots):
     nodes and relationships added, removed, or with other properties (code, lines, resolution)."""
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         old_sha, new_sha = store.resolve_snapshot(repo, old), store.resolve_snapshot(repo, new)
         changes = diff_contents(read_contents(store, repo, old_sha), read_contents(store, repo, new_sha))
     if as_json:
@@ -97,7 +97,7 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
 def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
     """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
     by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         doomed = snapshots_to_prune(store, keep, repo)
         for name, sha in doomed:
             if dry_run:

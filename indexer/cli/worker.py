@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import SpiderError
-from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url
+from spider.indexer.settings import BROKER_ENV, QUEUES, Settings
 
 
 @click.command()
@@ -22,7 +22,7 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     task redelivered to another."""
     from spider.indexer.distributed import tasks
 
-    if not broker_url():
+    if not Settings.from_env().celery.broker_url:
         raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     unknown = set(queues.split(",")) - set(QUEUES)

@@ -10,15 +10,15 @@ acknowledged late and idempotent, so a task whose worker dies is redelivered and
 from __future__ import annotations
 
 import atexit
-import os
 from functools import cache
 from pathlib import Path
 
 from celery import Celery, Task, chord
 from celery.result import AsyncResult
 from kombu.exceptions import OperationalError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
-from spider.indexer.errors import SpiderError, StoreBusy
+from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
+from neo4j.exceptions import SessionExpired, TransientError
+from spider.indexer.errors import ServiceUnavailable, SpiderError, StoreBusy
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import open_parse_cache
@@ -38,23 +38,23 @@ from spider.indexer.pipeline.index import (
     write_graph,
 )
 from spider.indexer.schema import Label
-from spider.indexer.settings import broker_url, visibility_timeout
+from spider.indexer.settings import CelerySettings, Settings
 from spider.indexer.source.base_snapshot import base_at, choose_base
 from spider.indexer.source.org import RepoSpec, materialise
 from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import open_vector_store
 
-_TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError)
+_TRANSIENT = (Neo4jUnavailable, SessionExpired, TransientError, ConnectionError)
 
 
-def make_app() -> Celery:
-    broker, unacked_after = broker_url(), visibility_timeout()
+def make_app(celery: CelerySettings) -> Celery:
+    broker, unacked_after = celery.broker_url, celery.visibility_timeout
     sweep_every = min(100, max(1, unacked_after // 10))
     app = Celery("spider")
     app.conf.update(
         broker_url=broker or "memory://",
-        result_backend=os.environ.get("SPIDER_RESULT_BACKEND") or broker or "cache+memory://",
+        result_backend=celery.result_backend or broker or "cache+memory://",
         task_always_eager=broker is None,
         task_eager_propagates=True,
         task_serializer="json",
@@ -82,13 +82,13 @@ def make_app() -> Celery:
     return app
 
 
-app = make_app()
+app = make_app(Settings.from_env().celery)
 
 
 @cache
 def worker_store() -> GraphStore:
     """One Neo4j driver per worker process (created after the fork), shared by its tasks, closed at exit."""
-    store = GraphStore(neo4j_local.connection_settings())
+    store = neo4j_local.open_graph(Settings.from_env())
     atexit.register(store.close)
     return store
 
@@ -232,7 +232,7 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
         return job_id, (chord(header)(body) if header else body.apply_async(args=([],)))
     except (OperationalError, RuntimeError, ConnectionError) as exc:  # the broker went away since the check
         jobs.fail_job(worker_store(), job_id, f"could not enqueue: {exc}")
-        raise SpiderError(f"could not enqueue job {job_id} on {broker_url()}: {exc}") from None
+        raise ServiceUnavailable(f"could not enqueue job {job_id} on {Settings.from_env().celery.broker_url}: {exc}") from None
 
 
 def ensure_broker() -> None:
@@ -243,4 +243,4 @@ def ensure_broker() -> None:
         with app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1, interval_start=0, timeout=5)
     except (OperationalError, OSError) as exc:
-        raise SpiderError(f"cannot reach the Celery broker {broker_url()}: {exc}") from None
+        raise ServiceUnavailable(f"cannot reach the Celery broker {Settings.from_env().celery.broker_url}: {exc}") from None

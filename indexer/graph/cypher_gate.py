@@ -15,9 +15,8 @@ from typing import Any, Iterator
 
 import neo4j
 from neo4j.exceptions import ClientError
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput, RefusedQuery
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import cypher_timeout
 
 # Procedures that only describe the graph's schema (labels, types, keys): the only ones an analyst may CALL.
 READ_PROCEDURES = frozenset({
@@ -34,10 +33,6 @@ _QUERY_TYPES = {"w": "it writes to the graph", "rw": "it writes to the graph",
 _TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # and ...TransactionTimedOutClientConfiguration
 _PLUGIN_FUNCTIONS = "SHOW FUNCTIONS YIELD name, isBuiltIn WHERE NOT isBuiltIn RETURN name"
 MAX_PARAM_DEPTH = 64
-
-
-class RefusedQuery(SpiderError):
-    """An analyst statement that is not a side-effect-free read of the code graph."""
 
 
 def _operators(plan: dict) -> Iterator[dict]:
@@ -85,17 +80,17 @@ def check_params(params: dict[str, Any]) -> None:
 
     def check(value: Any, where: str, depth: int) -> None:
         if depth > MAX_PARAM_DEPTH:
-            raise SpiderError(f"parameter {where} is nested more than {MAX_PARAM_DEPTH} levels deep")
+            raise InvalidInput(f"parameter {where} is nested more than {MAX_PARAM_DEPTH} levels deep")
         if isinstance(value, str):
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise SpiderError(f"parameter {where} is not valid UTF-8 text") from None
+                raise InvalidInput(f"parameter {where} is not valid UTF-8 text") from None
         elif isinstance(value, bool) or value is None or isinstance(value, float):
             return
         elif isinstance(value, int):
             if not -(2**63) <= value < 2**63:
-                raise SpiderError(f"parameter {where} is outside Neo4j's 64-bit integer range")
+                raise InvalidInput(f"parameter {where} is outside Neo4j's 64-bit integer range")
         elif isinstance(value, list):
             for item in value:
                 check(item, where, depth + 1)
@@ -104,7 +99,7 @@ def check_params(params: dict[str, Any]) -> None:
                 check(key, where, depth + 1)
                 check(item, where, depth + 1)
         else:
-            raise SpiderError(f"parameter {where} has a type Neo4j does not take ({type(value).__name__})")
+            raise InvalidInput(f"parameter {where} has a type Neo4j does not take ({type(value).__name__})")
 
     for key, value in params.items():
         check(key, "name " + ascii(key), 0)
@@ -129,13 +124,13 @@ def fill_scope(store: GraphStore, params: dict[str, Any]) -> None:
         params["repo"] = store.only_repository()
     for key in ("repo", "snapshot"):
         if not isinstance(params.get(key, ""), str):
-            raise SpiderError(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
+            raise InvalidInput(f"--param {key} takes a name, not {json.dumps(params[key])[:60]}")
     params["snapshot"] = store.resolve_snapshot(params["repo"], params.get("snapshot"))
 
 
-def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    """Check `text`, then run it in a READ transaction the server stops after SPIDER_CYPHER_TIMEOUT seconds."""
-    timeout = cypher_timeout()
+def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any],
+                      timeout: int) -> tuple[list[str], list[list[Any]]]:
+    """Check `text`, then run it in a READ transaction the server stops after `timeout` seconds."""
     check_params(params)
     database = store.settings.database
     try:
@@ -146,6 +141,6 @@ def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any]) -> t
             return list(result.keys()), [list(record.values()) for record in result]
     except ClientError as exc:
         if (exc.code or "").startswith(_TIMED_OUT):
-            raise SpiderError(f"the query ran longer than {timeout} s and was stopped (SPIDER_CYPHER_TIMEOUT "
-                              "sets the limit in seconds)") from None
-        raise SpiderError(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None
+            raise InvalidInput(f"the query ran longer than {timeout} s and was stopped (SPIDER_CYPHER_TIMEOUT "
+                               "sets the limit in seconds)") from None
+        raise InvalidInput(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None

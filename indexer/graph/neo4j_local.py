@@ -26,8 +26,9 @@ from pathlib import Path
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import Neo4jSettings, external_neo4j, spider_home
+from spider.indexer.errors import ConfigurationError, ServiceUnavailable
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
@@ -50,13 +51,20 @@ JAR = "spider-neo4j-launcher.jar"
 BIND_ATTEMPTS = 3
 
 
-def connection_settings() -> Neo4jSettings:
-    """The Neo4j to use: the one NEO4J_URI names, else the local server (started if need be)."""
-    return external_neo4j() or ensure_running()
+def graph_settings(settings: Settings) -> Neo4jSettings:
+    """The Neo4j to use: the one NEO4J_URI names, else the local server, which this starts if need be (reading
+    settings never starts it: a caller that may start a server says so by calling this)."""
+    return settings.neo4j or ensure_running(settings.local_neo4j)
 
 
-def ensure_running(timeout: float = 120) -> Neo4jSettings:
+def open_graph(settings: Settings) -> GraphStore:
+    """The graph store on `graph_settings(settings)`: the local server is started if need be."""
+    return GraphStore(graph_settings(settings))
+
+
+def ensure_running(local: LocalNeo4jSettings | None = None, timeout: float = 120) -> Neo4jSettings:
     """Return settings for the local server, building and starting it first if it is not running."""
+    local = local or Settings.from_env().local_neo4j
     state = _state_dir()
     with _locked(state):
         record = _read_record(state)
@@ -66,7 +74,7 @@ def ensure_running(timeout: float = 120) -> Neo4jSettings:
             settings = _settings(record["port"], password)
             _wait_for_bolt(settings, pid, time.monotonic() + timeout, state)
             return settings
-        return _start(state, record, password, timeout)
+        return _start(state, record, password, timeout, local)
 
 
 def stop(timeout: float = 60) -> bool:
@@ -106,11 +114,11 @@ def status() -> dict:
     }
 
 
-def _start(state: Path, record: dict, password: str, timeout: float) -> Neo4jSettings:
+def _start(state: Path, record: dict, password: str, timeout: float, local: LocalNeo4jSettings) -> Neo4jSettings:
     """Launch the server; if another program takes the chosen port between choosing and binding, use another."""
-    launcher_dir = _launcher_dir()
+    launcher_dir = _launcher_dir(local)
     neo4j_version, java_release = _pom_versions(launcher_dir)
-    java, java_major = _find_java(java_release)
+    java, java_major = _find_java(java_release, local.java_home)
     _build(launcher_dir, java)
     port = _choose_port(record.get("port"))
     for _ in range(BIND_ATTEMPTS - 1):
@@ -163,9 +171,9 @@ def _launch(
         if process.poll() is not None:
             if "Address already in use" in log_path.read_text(errors="replace"):
                 raise _PortTaken(port)
-            raise SpiderError(f"the local Neo4j failed to start: {_last_error(log_path)} (log: {log_path})")
+            raise ServiceUnavailable(f"the local Neo4j failed to start: {_last_error(log_path)} (log: {log_path})")
         if time.monotonic() > deadline:
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"the local Neo4j did not start within {timeout:.0f}s; see {log_path} and try again"
             )
         time.sleep(0.2)
@@ -179,7 +187,7 @@ def _wait_for_bolt(settings: Neo4jSettings, pid: int, deadline: float, state: Pa
     while True:
         if not _is_launcher(pid):
             log_path = state / "neo4j.log"
-            raise SpiderError(f"the local Neo4j exited: {_last_error(log_path)} (log: {log_path})")
+            raise ServiceUnavailable(f"the local Neo4j exited: {_last_error(log_path)} (log: {log_path})")
         try:
             with GraphDatabase.driver(
                 settings.uri, auth=(settings.user, settings.password), connection_timeout=5
@@ -187,12 +195,12 @@ def _wait_for_bolt(settings: Neo4jSettings, pid: int, deadline: float, state: Pa
                 driver.verify_connectivity()
             return
         except AuthError:
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"the local Neo4j (pid {pid}) rejects the password in {state / 'password'}; stop it and start it again to apply that file"
             ) from None
         except (DriverError, Neo4jError, OSError):
             if time.monotonic() > deadline:
-                raise SpiderError(
+                raise ServiceUnavailable(
                     f"the local Neo4j (pid {pid}) does not answer on {settings.uri}; see {state / 'neo4j.log'}, or stop it and start again"
                 ) from None
             time.sleep(0.25)
@@ -207,7 +215,7 @@ def _build(launcher_dir: Path, java: Path) -> None:
             return
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise SpiderError(
+        raise ConfigurationError(
             "Maven (mvn) is needed once to build the local Neo4j launcher; install Maven 3.8+ or set NEO4J_URI to use an existing Neo4j"
         )
     print("spider: building the Neo4j launcher (first run, downloads from Maven Central)…", file=sys.stderr)
@@ -223,7 +231,7 @@ def _build(launcher_dir: Path, java: Path) -> None:
         text=True,
     )
     if result.returncode != 0:
-        raise SpiderError(f"building the Neo4j launcher failed: {_maven_error(result.stdout + result.stderr)}")
+        raise ConfigurationError(f"building the Neo4j launcher failed: {_maven_error(result.stdout + result.stderr)}")
 
 
 def _maven_error(output: str) -> str:
@@ -248,9 +256,8 @@ def _last_error(log_path: Path) -> str:
     return candidates[-1][:400] if candidates else "no output"
 
 
-def _find_java(minimum: int) -> tuple[Path, int]:
+def _find_java(minimum: int, java_home: str | None) -> tuple[Path, int]:
     """JAVA_HOME if new enough, else the newest installed JDK of at least `minimum`."""
-    java_home = os.environ.get("JAVA_HOME")
     if java_home:
         java = Path(java_home) / "bin" / "java"
         major = _java_major(java)
@@ -263,7 +270,7 @@ def _find_java(minimum: int) -> tuple[Path, int]:
         candidates.add(Path(on_path).resolve())
     found = [(major, java) for java in candidates if (major := _java_major(java)) is not None and major >= minimum]
     if not found:
-        raise SpiderError(
+        raise ConfigurationError(
             f"the local Neo4j needs Java {minimum} or newer and none was found (JAVA_HOME, /usr/lib/jvm, PATH); install a JDK >= {minimum} or set NEO4J_URI"
         )
     major, java = max(found)
@@ -290,14 +297,14 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
         neo4j_version = properties.findtext("{http://maven.apache.org/POM/4.0.0}neo4j.version")
         java_release = int(properties.findtext("{http://maven.apache.org/POM/4.0.0}maven.compiler.release"))
     except (OSError, ET.ParseError, AttributeError, TypeError, ValueError) as error:
-        raise SpiderError(
+        raise ConfigurationError(
             f"cannot read the Neo4j launcher project at {pom} ({error}); set SPIDER_NEO4J_LAUNCHER_DIR to deploy/neo4j of a spider checkout"
         ) from None
     return neo4j_version, java_release
 
 
-def _launcher_dir() -> Path:
-    override = os.environ.get("SPIDER_NEO4J_LAUNCHER_DIR")
+def _launcher_dir(local: LocalNeo4jSettings) -> Path:
+    override = local.launcher_dir
     return Path(override).expanduser() if override else Path(__file__).resolve().parents[2] / "deploy" / "neo4j"
 
 

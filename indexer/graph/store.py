@@ -14,9 +14,17 @@ from itertools import islice
 from typing import Any, Callable, Iterator
 
 import neo4j
-from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ClientError, Neo4jError
+from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
 from spider import cypher
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import (
+    ConfigurationError,
+    InvalidInput,
+    RepositoryNotFound,
+    ServiceUnavailable,
+    SnapshotConflict,
+    SnapshotNotFound,
+)
 from spider.indexer.parse.facts import GraphNode
 from spider.indexer.settings import Neo4jSettings
 
@@ -56,12 +64,12 @@ class GraphStore:
             with self.driver.session(database=settings.database) as session:  # reach, log in, find the database,
                 session.run("RETURN 1").consume()  # at once: an auto-commit query is not retried
         except AuthError:
-            raise SpiderError(f"Neo4j at {settings.uri} refused the credentials (check NEO4J_USER/NEO4J_PASSWORD)") from None
-        except (ServiceUnavailable, OSError, ValueError, Neo4jError) as exc:
+            raise ServiceUnavailable(f"Neo4j at {settings.uri} refused the credentials (check NEO4J_USER/NEO4J_PASSWORD)") from None
+        except (Neo4jUnavailable, OSError, ValueError, Neo4jError) as exc:
             if getattr(exc, "code", None) == "Neo.ClientError.Database.DatabaseNotFound":
-                raise SpiderError(f"Neo4j has no database {settings.database!r} (check NEO4J_DATABASE)") from None
+                raise ConfigurationError(f"Neo4j has no database {settings.database!r} (check NEO4J_DATABASE)") from None
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise SpiderError(f"cannot reach Neo4j at {settings.uri}: {reason}") from None
+            raise ServiceUnavailable(f"cannot reach Neo4j at {settings.uri}: {reason}") from None
 
     def close(self) -> None:
         self.driver.close()
@@ -115,10 +123,10 @@ class GraphStore:
         if not self._run(cypher.load("snapshot_complete"), repo=repo, snapshot=snapshot, writer=writer,
                          stats=json.dumps(stats)):
             if self.snapshot_state(repo, snapshot) is None:
-                raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was deleted while it was being indexed: "
-                                  "index it again")
-            raise SpiderError(f"snapshot {snapshot[:12]} of {repo} was written again by another run while this one "
-                              "indexed it: that run completes it")
+                raise SnapshotConflict(f"snapshot {snapshot[:12]} of {repo} was deleted while it was being indexed: "
+                                       "index it again")
+            raise SnapshotConflict(f"snapshot {snapshot[:12]} of {repo} was written again by another run while this one "
+                                   "indexed it: that run completes it")
 
     def list_snapshots(self, repo: str | None = None) -> list[dict]:
         rows = self._run(cypher.load("snapshots"), repo=repo)
@@ -131,7 +139,7 @@ class GraphStore:
         repos = sorted({s["repo"] for s in self.list_snapshots() if s["complete"]})
         if len(repos) != 1:
             hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
-            raise SpiderError(f"name a repository with --repo NAME ({hint})")
+            raise InvalidInput(f"name a repository with --repo NAME ({hint})")
         return repos[0]
 
     def resolve_snapshot(self, repo: str, rev: str | None = None) -> str:
@@ -140,24 +148,24 @@ class GraphStore:
         rows = self.list_snapshots(repo)
         complete = [r for r in rows if r["complete"] and r["seq"] is not None]
         if rows and not complete and any(r["seq"] is None for r in rows):
-            raise SpiderError(f"{repo} was indexed by an older spider whose graph this one cannot read: index it "
-                              "again (`spider snapshots delete` removes the old snapshots)")
+            raise SnapshotNotFound(f"{repo} was indexed by an older spider whose graph this one cannot read: index it "
+                                   "again (`spider snapshots delete` removes the old snapshots)")
         if not rows:
             indexed = sorted({r["repo"] for r in self.list_snapshots()})
             hint = f"indexed: {', '.join(indexed)}" if indexed else "nothing is indexed yet: run `spider index PATH`"
-            raise SpiderError(f"no repository named {repo!r} is indexed ({hint})")
+            raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({hint})")
         if not complete:
-            raise SpiderError(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
+            raise SnapshotNotFound(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
         if rev is None:
             return complete[0]["snapshot"]
         by_sha = [r["snapshot"] for r in complete if len(rev) >= 4 and r["snapshot"].startswith(rev)]
         if len(by_sha) > 1:
-            raise SpiderError(f"{rev!r} matches {len(by_sha)} snapshots of {repo}: give more of the sha")
+            raise InvalidInput(f"{rev!r} matches {len(by_sha)} snapshots of {repo}: give more of the sha")
         by_name = [r["snapshot"] for r in complete if r["rev"] == rev]  # newest first
         if by_sha or by_name:
             return (by_sha or by_name)[0]
         known = ", ".join(f"{r['snapshot'][:12]} ({r['rev']})" for r in complete[:5])
-        raise SpiderError(f"no complete snapshot of {repo} matches {rev!r} (indexed: {known})")
+        raise SnapshotNotFound(f"no complete snapshot of {repo} matches {rev!r} (indexed: {known})")
 
     def function_texts(self, repo: str, snapshot: str) -> tuple[list[str], list[str]]:
         _, rows = self.read(cypher.load("snapshot_functions"), {"repo": repo, "snapshot": snapshot})
@@ -203,4 +211,4 @@ class GraphStore:
             with self.driver.session(database=self.settings.database, default_access_mode=neo4j.READ_ACCESS) as session:
                 return session.execute_read(work)
         except ClientError as exc:
-            raise SpiderError(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None
+            raise InvalidInput(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None

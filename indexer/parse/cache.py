@@ -31,7 +31,7 @@ from spider.indexer.cache_files import write_atomically
 from spider.indexer.parse.facts import content_hash, entity_id
 from spider.indexer.parse.parse_file import UNREADABLE_BLOB, ParseOutcome
 from spider.indexer.schema import Label
-from spider.indexer.settings import PARSE_CACHE_MB, parse_cache_max_mb, spider_home
+from spider.indexer.settings import PARSE_CACHE_MB, Settings, spider_home
 
 _SOURCES = Path(__file__).parents[1]  # indexer/
 _FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve/codegraph.py",
@@ -257,7 +257,8 @@ class ParseCache:
 
 
 def open_parse_cache() -> ParseCache:
-    setting = os.environ.get("SPIDER_PARSE_CACHE", "")
+    caches = Settings.from_env().caches
+    setting = caches.parse_cache
     if setting.lower() == "off":
         return ParseCache(None)
     location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
@@ -265,6 +266,6 @@ def open_parse_cache() -> ParseCache:
     try:
         os.close(os.open(location, os.O_WRONLY | os.O_CREAT, 0o600))  # its owner's only (SQLite's journals copy
         os.chmod(location, 0o600)  # the mode), also when it was made before this rule
-        return ParseCache(location, parse_cache_max_mb() << 20)
+        return ParseCache(location, caches.parse_cache_max_mb << 20)
     except (OSError, sqlite3.Error):  # unwritable, someone else's, or corrupt: index without it rather than fail
         return ParseCache(None)

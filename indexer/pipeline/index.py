@@ -28,7 +28,7 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Protocol
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import SnapshotConflict
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
@@ -246,8 +246,8 @@ def write_graph(
         base_digest = None
         if graph.copied:
             if base not in written:  # deleted or pruned meanwhile
-                raise SpiderError(f"the base snapshot {str(base)[:12]} of this incremental run is gone: run again "
-                                  "(or with --full)")
+                raise SnapshotConflict(f"the base snapshot {str(base)[:12]} of this incremental run is gone: run again "
+                                       "(or with --full)")
             base_digest = head if head_row and head_row["snapshot"] == base else cached_digest(store, repo, written[base])
         new = digest_of(graph, base_digest)
         diff = version_diff(head, new)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import RevisionNotFound
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import GRAPH_FORMAT
-from spider.indexer.source.walk import Commit, SourceFile, select_files
+from spider.indexer.source.walk import Commit, SourceFile, commit_in, select_files
 
 CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; the fewest changed files wins
 
@@ -38,8 +38,9 @@ def parents_of(commit: Commit) -> list[str]:
 
 
 def base_at(commit: Commit, sha: str) -> BaseSnapshot:
-    """The snapshot `sha` as a base for indexing `commit` (its commit must be in the same git directory)."""
-    return BaseSnapshot(sha, {f.path: f.blob for f in select_files(Commit(commit.git_dir, sha, sha)).files})
+    """The snapshot `sha` as a base for indexing `commit`: RevisionNotFound when its commit is not in the same git
+    directory, CorruptRepository when git cannot read it there."""
+    return BaseSnapshot(sha, {f.path: f.blob for f in select_files(commit_in(commit.git_dir, sha)).files})
 
 
 def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:
@@ -57,7 +58,7 @@ def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[Source
     for sha in parents or eligible[:CANDIDATES]:  # a parent indexed: the usual case, and close enough
         try:
             base = base_at(commit, sha)
-        except SpiderError:  # that commit is not in this clone
+        except RevisionNotFound:  # that commit is not in this clone (a corrupt one is an error: it propagates)
             continue
         changed = base.changed_count(files)
         if best is None or changed < best[0]:

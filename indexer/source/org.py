@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import path_name, spider_home
+from spider.indexer.errors import InvalidInput, ServiceUnavailable
+from spider.indexer.settings import Settings, path_name
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers
@@ -48,20 +48,20 @@ def load_manifest(path: Path) -> list[RepoSpec]:
     try:
         text = path.read_text()
     except OSError as exc:
-        raise SpiderError(f"cannot read manifest {path}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot read manifest {path}: {exc.strerror}") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
-        raise SpiderError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
-                          f"{str(exc).splitlines()[0]}") from None
+        raise InvalidInput(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
+                           f"{str(exc).splitlines()[0]}") from None
     entries = data.get("repos") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not entries:
-        raise SpiderError(f"{path}: expected a list of repositories under `repos:`")
+        raise InvalidInput(f"{path}: expected a list of repositories under `repos:`")
     specs = [repo_spec(entry, number, path) for number, entry in enumerate(entries, start=1)]
     names = [s.name for s in specs]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
-        raise SpiderError(f"{path}: repository {duplicate!r} is listed twice")
+        raise InvalidInput(f"{path}: repository {duplicate!r} is listed twice")
     return specs
 
 
@@ -70,17 +70,17 @@ def repo_spec(entry: object, number: int, manifest: Path) -> RepoSpec:
     if isinstance(entry, str):
         entry = {"url": entry} if "://" in entry or entry.endswith(".git") else {"path": entry}
     if not isinstance(entry, dict):
-        raise SpiderError(f"{where}: expected a mapping with `url` or `path`")
+        raise InvalidInput(f"{where}: expected a mapping with `url` or `path`")
     unknown = set(entry) - _KEYS
     if unknown:
-        raise SpiderError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_KEYS))})")
+        raise InvalidInput(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_KEYS))})")
     if bool(entry.get("url")) == bool(entry.get("path")):
-        raise SpiderError(f"{where}: give exactly one of `url` and `path`")
+        raise InvalidInput(f"{where}: give exactly one of `url` and `path`")
     if entry.get("branch") and entry.get("revs"):
-        raise SpiderError(f"{where}: give `branch` or `revs`, not both")
+        raise InvalidInput(f"{where}: give `branch` or `revs`, not both")
     revs = entry.get("revs") or [entry.get("branch") or "HEAD"]
     if not isinstance(revs, list) or not all(isinstance(r, str) and r for r in revs):
-        raise SpiderError(f"{where}: `revs` must be a list of revisions")
+        raise InvalidInput(f"{where}: `revs` must be a list of revisions")
     source = str(entry.get("url") or entry.get("path"))
     name = entry.get("name") or default_name(source)
     return RepoSpec(str(name), entry.get("url"), str(Path(entry["path"]).expanduser()) if entry.get("path") else None,
@@ -93,19 +93,15 @@ def default_name(source: str) -> str:
     return "/".join(p.removesuffix(".git") for p in parts[-2:])
 
 
-def repo_cache() -> Path:
-    return Path(os.environ.get("SPIDER_REPO_CACHE") or spider_home() / "repo-cache").expanduser()
-
-
 def materialise(spec: RepoSpec) -> Path:
     """The git directory to index: the manifest's path as is, or a bare mirror of its URL under the cache,
     cloned the first time and fetched every time after."""
     if spec.path:
         if spec.path.startswith("-"):
-            raise SpiderError(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
+            raise InvalidInput(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
     check_url(spec.url or "")
-    mirror = repo_cache() / f"{path_name(spec.name)}.git"
+    mirror = Settings.from_env().caches.repo_cache_dir() / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:
@@ -117,7 +113,7 @@ def materialise(spec: RepoSpec) -> Path:
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or ["git failed"]
         detail = next((line for line in lines if line.startswith("fatal:")), lines[-1])
-        raise SpiderError(f"cannot fetch {spec.url}: {detail}")
+        raise ServiceUnavailable(f"cannot fetch {spec.url}: {detail}")
     return mirror
 
 
@@ -128,5 +124,5 @@ def check_url(url: str) -> None:
     scheme = _URL_SCHEME.match(url)
     if (url.startswith("-") or "::" in url.split("/", 1)[0] or "\n" in url
             or (scheme and scheme.group(1).lower() not in _ALLOWED_PROTOCOLS)):
-        raise SpiderError(f"not an allowed repository URL: {url!r} (use https, http, ssh, git or file URLs, "
-                          "host:path or a local path)")
+        raise InvalidInput(f"not an allowed repository URL: {url!r} (use https, http, ssh, git or file URLs, "
+                           "host:path or a local path)")

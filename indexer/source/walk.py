@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError, CorruptRepository, RepositoryNotFound, RevisionNotFound
 from spider.indexer.languages import language_of
 
 MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand
@@ -64,30 +64,39 @@ def open_commit(path: str | Path, rev: str | None = None) -> Commit:
     """The commit to index: `rev` (default HEAD) of the repository at `path` (a working tree or a bare repo)."""
     root = Path(path).expanduser()
     if not root.exists():
-        raise SpiderError(f"no such directory: {root}")
+        raise RepositoryNotFound(f"no such directory: {root}")
     if not root.is_dir():
-        raise SpiderError(f"not a directory: {root}")
+        raise RepositoryNotFound(f"not a directory: {root}")
     probe = subprocess.run(
         ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True
     )
     if probe.returncode != 0:
         if "dubious ownership" in probe.stderr:  # safe.directory: its config could run programs, so git keeps off
-            raise SpiderError(f"git refuses to read {root}: {root} is owned by another user (if you trust it: "
-                              f"git config --global --add safe.directory {root})")
-        raise SpiderError(f"{root} is not a git repository (spider indexes commits: run `git init` and commit first)")
+            raise ConfigurationError(f"git refuses to read {root}: {root} is owned by another user (if you trust it: "
+                                     f"git config --global --add safe.directory {root})")
+        raise RepositoryNotFound(f"{root} is not a git repository (spider indexes commits: run `git init` and commit first)")
     git_dir = Path(probe.stdout.strip())
     wanted = rev or "HEAD"
-    resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}")
-    sha = resolved.stdout.decode().strip()
-    if resolved.returncode != 0 or not _SHA.match(sha):
-        if resolved.returncode == 128:  # git dies on an object it cannot read; a name it does not know is exit 1
-            named = _git(git_dir, "rev-parse", "--verify", "--quiet", wanted).stdout.decode().strip()
-            raise SpiderError(f"commit {named or wanted} is corrupt or unreadable in the object store: "
-                              f"{git_error(resolved.stderr)}")
+    try:
+        return commit_in(git_dir, wanted)
+    except RevisionNotFound:
         if rev is None and _git(git_dir, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
-            raise SpiderError(f"{root} has no commits yet: nothing to index")
-        raise SpiderError(f"unknown revision {wanted!r} in {root}")
-    return Commit(git_dir=git_dir, sha=sha, rev=wanted)
+            raise RevisionNotFound(f"{root} has no commits yet: nothing to index") from None
+        raise RevisionNotFound(f"unknown revision {wanted!r} in {root}") from None
+
+
+def commit_in(git_dir: Path, rev: str) -> Commit:
+    """The commit `rev` names in `git_dir`: RevisionNotFound when git does not know it, CorruptRepository when its
+    object is there but git cannot read it (the two must not be mistaken for each other)."""
+    resolved = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    sha = resolved.stdout.decode().strip()
+    if resolved.returncode == 128:  # git dies on an object it cannot read; a name it does not know is exit 1
+        named = _git(git_dir, "rev-parse", "--verify", "--quiet", rev).stdout.decode().strip()
+        raise CorruptRepository(f"commit {named or rev} is corrupt or unreadable in the object store: "
+                                f"{git_error(resolved.stderr)}")
+    if resolved.returncode != 0 or not _SHA.match(sha):
+        raise RevisionNotFound(f"unknown revision {rev!r} in {git_dir}")
+    return Commit(git_dir=git_dir, sha=sha, rev=rev)
 
 
 def skip_reason_for_path(path: str) -> str | None:
@@ -118,8 +127,8 @@ def _escaped_component(part: bytes) -> str:
 def select_files(commit: Commit) -> FileSelection:
     listing = _git(commit.git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit.sha)
     if listing.returncode != 0:
-        raise SpiderError(f"the tree of commit {commit.sha} is corrupt or unreadable in the object store: "
-                          f"{git_error(listing.stderr)}")
+        raise CorruptRepository(f"the tree of commit {commit.sha} is corrupt or unreadable in the object store: "
+                                f"{git_error(listing.stderr)}")
     selection = FileSelection()
     escaped: list[tuple[str, bytes, bytes, int]] = []  # (path, raw path, blob, size): checked after the others
     for entry in listing.stdout.split(b"\0"):
@@ -207,7 +216,7 @@ def _cat_file_batch(git_dir: Path, wanted: list[str]) -> Generator[tuple[str, by
                 yield blob, None
                 continue
             if len(header) != 3:
-                raise SpiderError(f"git cat-file could not read blob {blob}")
+                raise CorruptRepository(f"git cat-file could not read blob {blob}")
             data = proc.stdout.read(int(header[2]))
             if len(data) != int(header[2]):  # git died inside the content
                 return answered

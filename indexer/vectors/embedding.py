@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import spider_home
+from spider.indexer.errors import ConfigurationError, InvalidInput
+from spider.indexer.settings import Settings, spider_home
 from spider.indexer.vectors import model_build
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-MODEL_ENV = "SPIDER_EMBED_MODEL"
 BATCH_SIZE = 32
 CHARS_PER_TOKEN = 8  # character budget per token before tokenizing: code averages 3-4 chars per token
 POOLINGS = ("mean", "cls")
@@ -117,12 +116,12 @@ def load_registry() -> dict[str, ModelSpec]:
     except FileNotFoundError:
         return {}
     except ValueError as exc:
-        raise SpiderError(f"{path} is not valid JSON ({exc}): fix or delete it, then register the models again")
+        raise ConfigurationError(f"{path} is not valid JSON ({exc}): fix or delete it, then register the models again")
     known = {f.name for f in fields(ModelSpec)} - {"name"}
     try:
         return {name: ModelSpec(name=name, **{k: v for k, v in entry.items() if k in known}) for name, entry in raw.items()}
     except (AttributeError, TypeError) as exc:
-        raise SpiderError(f"{path} has a malformed entry ({exc}): fix or delete it, then register the models again")
+        raise ConfigurationError(f"{path} has a malformed entry ({exc}): fix or delete it, then register the models again")
 
 
 def _store(spec: ModelSpec) -> None:
@@ -161,29 +160,29 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
     network); None for a name fastembed knows (downloaded on first use). max_tokens defaults to the tokenizer's
     limit and can only lower it. verify: load the model and check it outputs dim-dimensional vectors."""
     if not name or name != name.strip() or "\n" in name:
-        raise SpiderError(f"model name {name!r}: give a non-empty name without surrounding whitespace")
+        raise InvalidInput(f"model name {name!r}: give a non-empty name without surrounding whitespace")
     if name == DEFAULT_MODEL:
-        raise SpiderError(f"{DEFAULT_MODEL} is the built-in default model: prepare it with `{PREPARE_COMMAND}`")
+        raise InvalidInput(f"{DEFAULT_MODEL} is the built-in default model: prepare it with `{PREPARE_COMMAND}`")
     if pooling not in POOLINGS:
-        raise SpiderError(f"pooling {pooling!r}: use one of {', '.join(POOLINGS)}")
+        raise InvalidInput(f"pooling {pooling!r}: use one of {', '.join(POOLINGS)}")
     if dim <= 0 or (max_tokens is not None and max_tokens <= 0):
-        raise SpiderError("--dim and --max-tokens must be positive")
+        raise InvalidInput("--dim and --max-tokens must be positive")
     if directory is None:
         known = _fastembed_models().get(name.lower())
         if known is None:
-            raise SpiderError(f"fastembed does not know {name!r}: give the directory of a local ONNX model")
+            raise InvalidInput(f"fastembed does not know {name!r}: give the directory of a local ONNX model")
         if known["dim"] != dim:
-            raise SpiderError(f"{name} has {known['dim']} dimensions, not {dim}")
+            raise InvalidInput(f"{name} has {known['dim']} dimensions, not {dim}")
         spec = ModelSpec(name, None, dim, pooling, normalize, query_prefix, doc_prefix, max_tokens or 512)
         _store(spec)
         return spec
     path = Path(directory).expanduser().resolve()
     missing = [f for f in MODEL_FILES if not (path / f).is_file()]
     if missing:
-        raise SpiderError(f"{path} is not an ONNX model directory (missing {', '.join(missing)})")
+        raise InvalidInput(f"{path} is not an ONNX model directory (missing {', '.join(missing)})")
     limit = _tokenizer_limit(path)
     if limit is None:
-        raise SpiderError(f"{path / 'tokenizer_config.json'} sets no model_max_length: add the model's token limit there")
+        raise InvalidInput(f"{path / 'tokenizer_config.json'} sets no model_max_length: add the model's token limit there")
     spec = ModelSpec(name, str(path), dim, pooling, normalize, query_prefix, doc_prefix,
                      min(max_tokens, limit) if max_tokens else limit)
     if verify:
@@ -231,7 +230,7 @@ def _status(spec: ModelSpec) -> str:
 def resolve_spec(name: str | None = None) -> ModelSpec:
     """The spec of name (else $SPIDER_EMBED_MODEL, else the default), or a SpiderError naming the command
     that prepares it."""
-    name = name or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    name = name or Settings.from_env().embed_model or DEFAULT_MODEL
     if name == DEFAULT_MODEL:  # always under this SPIDER_HOME, whatever an old registry entry says
         spec = default_spec()
         if not model_build.is_built(spec.dir, check_hash=False):
@@ -241,14 +240,14 @@ def resolve_spec(name: str | None = None) -> ModelSpec:
     if spec is None:
         known = _fastembed_models().get(name.lower())
         if known is None:
-            raise SpiderError(
+            raise ConfigurationError(
                 f"unknown embedding model {name!r}: register a local ONNX model with "
                 f"`spider models register {name} DIR --dim N --pooling mean|cls` (see `spider models list`)")
         return ModelSpec(known["model"], None, known["dim"], max_tokens=512)
     if spec.dir is not None:
         missing = [f for f in MODEL_FILES if not (Path(spec.dir) / f).is_file()]
         if missing:
-            raise SpiderError(
+            raise ConfigurationError(
                 f"embedding model {name}: {spec.dir} lacks {', '.join(missing)}: register it again with "
                 f"`spider models register {name} DIR --dim {spec.dim} --pooling {spec.pooling}`")
     return spec
@@ -311,7 +310,7 @@ class Embedder:
         except Exception as exc:  # noqa: BLE001 - fastembed/onnxruntime raise many types; report one line
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             where = spec.dir or f"the HuggingFace hub (cache {cache})"
-            raise SpiderError(f"cannot load embedding model {spec.name} from {where}: {detail}") from exc
+            raise ConfigurationError(f"cannot load embedding model {spec.name} from {where}: {detail}") from exc
         self._tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
         self.max_tokens = self._apply_truncation(spec.max_tokens)
 
@@ -337,8 +336,8 @@ class Embedder:
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         vectors = np.asarray(np.stack(list(self._model.embed(texts, batch_size=BATCH_SIZE))), dtype=np.float32)
         if vectors.shape[1] != self.dim:
-            raise SpiderError(f"embedding model {self.name} outputs {vectors.shape[1]}-dimensional vectors, not "
-                              f"{self.dim} (register it with --dim {vectors.shape[1]})")
+            raise ConfigurationError(f"embedding model {self.name} outputs {vectors.shape[1]}-dimensional vectors, not "
+                                     f"{self.dim} (register it with --dim {vectors.shape[1]})")
         return vectors
 
     def embed_documents(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:

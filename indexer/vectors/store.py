@@ -36,8 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import SpiderError, StoreBusy
-from spider.indexer.settings import spider_home
+from spider.indexer.errors import ConfigurationError, ServiceUnavailable, StoreBusy
+from spider.indexer.settings import Settings, spider_home
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
@@ -356,11 +356,11 @@ class EdgeVectorStore(VectorStore):
                         "wait for it, or set QDRANT_URL to use a Qdrant server"
                     ) from None
                 if "incompatible" in message:
-                    raise SpiderError(
+                    raise ConfigurationError(
                         f"the local vector store {self.directory} holds vectors of another size than {self.dim} "
                         "or another distance; delete that directory to rebuild it"
                     ) from None
-                raise SpiderError(
+                raise ServiceUnavailable(
                     f"cannot open the local vector store {self.directory}: {_one_line(message)}"
                 ) from None
 
@@ -472,16 +472,16 @@ class QdrantServerStore(VectorStore):
             yield
         except UnexpectedResponse as exc:
             if exc.status_code in (401, 403):
-                raise SpiderError(
+                raise ServiceUnavailable(
                     f"the Qdrant server at {self._where} refused the API key (HTTP {exc.status_code}); "
                     "check QDRANT_API_KEY"
                 ) from None
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"the Qdrant server at {self._where} answered HTTP {exc.status_code}: "
                 f"{_one_line(exc.content.decode(errors='replace'))[:300]}"
             ) from None
         except ResponseHandlingException as exc:
-            raise SpiderError(
+            raise ServiceUnavailable(
                 f"cannot reach the Qdrant server at {self._where} ({_one_line(exc.source or exc)}); "
                 "check QDRANT_URL, or unset it to use the local vector store"
             ) from None
@@ -502,7 +502,7 @@ class QdrantServerStore(VectorStore):
                         raise
             params = self._client.get_collection(self.collection).config.params.vectors
             if params.size != self.dim or params.distance != M.Distance.COSINE:
-                raise SpiderError(
+                raise ConfigurationError(
                     f"Qdrant collection {self.collection} at {self._where} holds vectors of size {params.size} "
                     f"({params.distance}), not {self.dim} (Cosine)"
                 )
@@ -577,9 +577,9 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
     """The vectors of one embedding model: its collection (`collection_name`) on the Qdrant server named by
     QDRANT_URL (and QDRANT_API_KEY) if set, else the local Edge shard SPIDER_HOME/vectors/<collection>/."""
     collection = collection_name(model_name, dim)
-    url = os.environ.get("QDRANT_URL")
-    if url:
-        return QdrantServerStore(collection, dim, url=url, api_key=os.environ.get("QDRANT_API_KEY"))
+    qdrant = Settings.from_env().qdrant
+    if qdrant.url:
+        return QdrantServerStore(collection, dim, url=qdrant.url, api_key=qdrant.api_key)
     return EdgeVectorStore(spider_home() / "vectors" / collection, dim)
 
 

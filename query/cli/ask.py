@@ -7,9 +7,9 @@ import sys
 
 import click
 from spider.indexer.cli.error_handler import debug_option, fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Settings
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
 
@@ -25,7 +25,7 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
         raw = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
     text = raw.decode("utf-8", errors="replace")
     if not text.strip():
-        raise SpiderError("no issue text: pass it as an argument, with --issue-file FILE, or on standard input")
+        raise InvalidInput("no issue text: pass it as an argument, with --issue-file FILE, or on standard input")
     undecodable = text.count("\ufffd") - raw.count("\ufffd".encode())
     notes = [f"the issue text is not UTF-8: {undecodable} undecodable byte sequence(s) read as U+FFFD"]
     return text, notes if undecodable else []
@@ -67,7 +67,7 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     graph = method in GRAPH_METHODS
     chosen, notes = open_selector(selector, model) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         repo = repo or store.only_repository()
         snapshot = store.resolve_snapshot(repo, rev)
         answer = answer_query(store, repo, snapshot, text, method, k, n, c, edge_depths, chosen, embed_model)

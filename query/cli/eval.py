@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.store import GraphStore
+from spider.indexer.settings import Settings
 from spider.query.evaluation.run import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
 from spider.query.evaluation.summary import render_markdown, summarize
 from spider.query.evaluation.train_selector import train_selector
@@ -46,7 +46,7 @@ def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: 
     k_values = tuple(sorted(set(ks))) or KS
     instances = load_instances(bench_dir, subset)[:limit]
     started = time.time()
-    with GraphStore(neo4j_local.connection_settings()) as store:
+    with neo4j_local.open_graph(Settings.from_env()) as store:
         results, failures = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
                                            report=lambda line: click.echo(line, err=True))
     wanted = {i.id for i in instances}

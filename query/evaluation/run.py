@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from spider import cypher
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput, RepositoryNotFound, SpiderError
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import index_repository, is_indexed
 from spider.indexer.schema import Rel
@@ -71,7 +71,7 @@ def parse_method(name: str) -> Method:
     if len(parts) == 3 and parts[0] in ("spider", "spisr") and parts[1] in (*SELECTORS, "oracle"):
         parse_edges(parts[2])
         return Method(name)
-    raise SpiderError(f"unknown method {name!r}: der, sr, or spider|spisr/SELECTOR/EDGES such as spider/learned/contains:4")
+    raise InvalidInput(f"unknown method {name!r}: der, sr, or spider|spisr/SELECTOR/EDGES such as spider/learned/contains:4")
 
 
 def default_methods(selector: str = "learned") -> list[Method]:
@@ -90,9 +90,9 @@ def load_instances(bench_dir: Path, subset: str | None = None) -> list[Instance]
                  (json.loads(line) for line in (bench_dir / "ground_truth.jsonl").read_text().splitlines() if line.strip())}
         wanted = set(json.loads((bench_dir / "subsets.json").read_text())[subset]) if subset else None
     except FileNotFoundError as exc:
-        raise SpiderError(f"not a benchmark directory: {exc.filename} is missing") from None
+        raise InvalidInput(f"not a benchmark directory: {exc.filename} is missing") from None
     except (ValueError, KeyError) as exc:
-        raise SpiderError(f"benchmark files in {bench_dir} are malformed or lack subset {subset!r}: {exc}") from None
+        raise InvalidInput(f"benchmark files in {bench_dir} are malformed or lack subset {subset!r}: {exc}") from None
     instances = []
     for row in rows:
         if wanted is not None and row["instance_id"] not in wanted:
@@ -117,7 +117,7 @@ def find_repository(repos_dir: Path, repo: str) -> Path:
             path = match
         else:
             return path
-    raise SpiderError(f"no git repository for {repo} under {repos_dir} (looked for {owner}+{name}/repo, {owner}/{name}, {name})")
+    raise RepositoryNotFound(f"no git repository for {repo} under {repos_dir} (looked for {owner}+{name}/repo, {owner}/{name}, {name})")
 
 
 def done_instances(results: Path, methods: list[Method]) -> set[str]:

@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError, InvalidInput, NotFound
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.run import read_jsonl
 from spider.query.exchange import exchange
@@ -82,12 +82,12 @@ class Proposal:
 def load_proposals(path: Path) -> list[Proposal]:
     """The dump's proposals with seeds = c (K >= c); a rerun's duplicate rows replace earlier ones."""
     if not path.is_file():
-        raise SpiderError(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
+        raise NotFound(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
     latest: dict[tuple, dict] = {}
     for row in read_jsonl(path):
         if row.get("features") != list(FEATURES):
-            raise SpiderError(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
-                              "rerun `spider eval` into a fresh directory")
+            raise InvalidInput(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
+                               "rerun `spider eval` into a fresh directory")
         latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
     seeds = max((row["c"] for row in latest.values()), default=0)
     return [Proposal(row) for row in latest.values() if row["c"] == seeds]
@@ -99,11 +99,11 @@ def fit(proposals: list[Proposal]) -> Weights:
     try:
         from sklearn.linear_model import LogisticRegression  # training only: serving reads plain weights
     except ImportError:
-        raise SpiderError("training needs scikit-learn: pip install 'spider[eval]'") from None
+        raise ConfigurationError("training needs scikit-learn: pip install 'spider[eval]'") from None
     train = [p for p in proposals if p.row["candidates"]]
     y = np.concatenate([p.y for p in train]) if train else np.zeros(0)
     if not len(y) or y.min() == y.max():
-        raise SpiderError("the training data has no positive (or no negative) candidates: nothing to learn from")
+        raise InvalidInput("the training data has no positive (or no negative) candidates: nothing to learn from")
     x = np.vstack([p.x for p in train])
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -150,7 +150,7 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
     """(held-out repository, training proposals, test proposals): one fold per repository."""
     repos = sorted({p.row["repo"] for p in proposals})
     if len(repos) < 2:
-        raise SpiderError("repository-held-out cross-validation needs instances from at least two repositories")
+        raise InvalidInput("repository-held-out cross-validation needs instances from at least two repositories")
     return [(repo, [p for p in proposals if p.row["repo"] != repo], [p for p in proposals if p.row["repo"] == repo])
             for repo in repos]
 

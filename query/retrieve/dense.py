@@ -6,7 +6,7 @@ import json
 
 from spider import cypher
 from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embed_stage import recorded_here
@@ -37,9 +37,9 @@ def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot
     embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
     thorough = not recorded_here(embedding, vectors)
     if not vectors.holds_all(repo, (content_hash for _, content_hash in members.values()), thorough):
-        raise SpiderError(f"{vectors.where} lacks the vectors of {repo} @ {snapshot[:12]} (they were embedded "
-                          f"into another vector store): run `spider index PATH --repo {repo} --rev {snapshot[:12]}` "
-                          "with this vector store to embed them here")
+        raise ConfigurationError(f"{vectors.where} lacks the vectors of {repo} @ {snapshot[:12]} (they were embedded "
+                                 f"into another vector store): run `spider index PATH --repo {repo} --rev {snapshot[:12]}` "
+                                 "with this vector store to embed them here")
 
 
 def dense_ranking(

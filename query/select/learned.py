@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
+from spider.indexer.settings import Settings
 from spider.query.select.features import FEATURES, request_features
 from spider.query.select.stage2 import Decision, SelectionRequest
 
@@ -75,21 +75,21 @@ class SelectorModel:
             if data.get("format") != FORMAT:
                 raise ValueError(f"format is {data.get('format')!r}, not {FORMAT!r}")
             if data["features"] != list(FEATURES):
-                raise SpiderError(f"{path} was trained on features {data['features']}; this spider computes "
-                                  f"{list(FEATURES)}: retrain it with `spider train-selector`")
+                raise ConfigurationError(f"{path} was trained on features {data['features']}; this spider computes "
+                                         f"{list(FEATURES)}: retrain it with `spider train-selector`")
             return cls(str(data["version"]), {o: Weights.from_json(w) for o, w in data["weights"].items()},
                        {k: v for k, v in data.items() if k not in _FIELDS})
         except FileNotFoundError:
-            raise SpiderError(f"no learned selector model at {path} (train one with `spider train-selector`)") from None
+            raise ConfigurationError(f"no learned selector model at {path} (train one with `spider train-selector`)") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SpiderError(f"{path} is not a learned selector model: {exc}") from None
+            raise ConfigurationError(f"{path} is not a learned selector model: {exc}") from None
 
 
 _FIELDS = {"format", "version", "model", "features", "weights"}
 
 
 def model_path() -> Path:
-    return Path(os.environ.get("SPIDER_LEARNED_MODEL") or SHIPPED_MODEL)
+    return Path(Settings.from_env().learned_model or SHIPPED_MODEL)
 
 
 class LearnedSelector:
@@ -105,8 +105,8 @@ class LearnedSelector:
     def decide(self, request: SelectionRequest) -> Decision:
         weights = self.model.weights.get(request.first_stage)
         if weights is None:
-            raise SpiderError(f"the learned selector model {self.model.version} has no weights for a "
-                              f"{request.first_stage} first stage (it has {', '.join(self.model.weights)})")
+            raise ConfigurationError(f"the learned selector model {self.model.version} has no weights for a "
+                                     f"{request.first_stage} first stage (it has {', '.join(self.model.weights)})")
         rows = request_features(request)
         threshold = weights.threshold_for(request.edges)
         admitted = [c.id for c, row in zip(request.candidates, rows) if weights.probability(row) >= threshold]

@@ -10,9 +10,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-import os
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,39 +17,19 @@ from typing import Callable, Protocol
 
 import httpx
 from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import spider_home
-from spider.query.select.prompt import MalformedAnswer, issue_excerpt, parse_selection, system_prompt, user_prompt
+from spider.indexer.errors import ConfigurationError, LLMFailure, MalformedAnswer
+from spider.indexer.settings import LLMSettings, Settings, spider_home
+from spider.query.select.prompt import issue_excerpt, parse_selection, system_prompt, user_prompt
 from spider.query.select.stage2 import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024
 RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections, within SPIDER_LLM_TIMEOUT
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
-# Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS,
-# estimated at CHARS_PER_TOKEN characters each (English prose and code run 3.5-4.5), and the answer says so.
-ISSUE_TOKENS = 4_000
+# Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS
+# (settings.ISSUE_TOKENS by default), estimated at CHARS_PER_TOKEN characters each (English prose and code run
+# 3.5-4.5), and the answer says so.
 CHARS_PER_TOKEN = 4
-
-
-def timeout_seconds() -> float:
-    """SPIDER_LLM_TIMEOUT: a positive number of seconds."""
-    value = os.environ.get("SPIDER_LLM_TIMEOUT", "60")
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    if not 0 < seconds < math.inf:
-        raise SpiderError(f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
-    return seconds
-
-
-def issue_tokens() -> int:
-    """SPIDER_LLM_ISSUE_TOKENS: how much of the issue each selector call may send (unset or empty: ISSUE_TOKENS)."""
-    value = os.environ.get("SPIDER_LLM_ISSUE_TOKENS") or str(ISSUE_TOKENS)
-    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
-        raise SpiderError(f"SPIDER_LLM_ISSUE_TOKENS must be a whole number of tokens (at least 1), got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -60,14 +37,6 @@ class Completion:
     text: str
     tokens_in: int
     tokens_out: int
-
-
-class LLMFailure(Exception):
-    """A call that produced no answer; `status` is what the query output reports for the seed."""
-
-    def __init__(self, status: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
 
 
 class Backend(Protocol):
@@ -111,11 +80,12 @@ class AnthropicBackend:
 
     provider = "anthropic"
 
-    def __init__(self, model: str | None = None) -> None:
-        if not os.environ.get("ANTHROPIC_API_KEY"):
-            raise SpiderError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
-        self.model = model or os.environ.get("SPIDER_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
-        self.timeout = timeout_seconds()
+    def __init__(self, model: str | None = None, llm: LLMSettings | None = None) -> None:
+        llm = llm or Settings.from_env().llm
+        if not llm.anthropic_api_key:
+            raise ConfigurationError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
+        self.model = model or llm.anthropic_model or DEFAULT_ANTHROPIC_MODEL
+        self.timeout = llm.timeout
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
 
         self.client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
@@ -156,16 +126,17 @@ class OpenAIBackend:
 
     provider = "openai"
 
-    def __init__(self, model: str | None = None) -> None:
-        base_url = os.environ.get("SPIDER_OPENAI_BASE_URL")
-        if not base_url:
-            raise SpiderError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
-        self.model = model or os.environ.get("SPIDER_OPENAI_MODEL") or ""
+    def __init__(self, model: str | None = None, llm: LLMSettings | None = None) -> None:
+        llm = llm or Settings.from_env().llm
+        if not llm.openai_base_url:
+            raise ConfigurationError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
+        self.model = model or llm.openai_model or ""
         if not self.model:
-            raise SpiderError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
-        headers = {"Authorization": f"Bearer {os.environ['SPIDER_OPENAI_API_KEY']}"} if os.environ.get("SPIDER_OPENAI_API_KEY") else {}
-        self.timeout = timeout_seconds()
-        self.client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=self.timeout)
+            raise ConfigurationError("the openai selector needs a model: --model NAME or SPIDER_OPENAI_MODEL")
+        headers = {"Authorization": f"Bearer {llm.openai_api_key}"} if llm.openai_api_key else {}
+        self.timeout = llm.timeout
+        self.client = httpx.Client(base_url=llm.openai_base_url.rstrip("/") + "/", headers=headers,
+                                   timeout=self.timeout)
 
     def complete(self, system: str, user: str) -> Completion:
         body = {"model": self.model, "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS,
@@ -218,7 +189,7 @@ class AnswerCache:
     SPIDER_LLM_CACHE (default SPIDER_HOME/llm-cache)."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        configured = os.environ.get("SPIDER_LLM_CACHE")
+        configured = Settings.from_env().llm.cache
         self.directory = directory or (Path(configured) if configured else spider_home() / "llm-cache")
 
     @staticmethod
@@ -245,11 +216,11 @@ class LLMSelector:
     uses_budget = True
     needs_lexical = False
 
-    def __init__(self, backend: Backend, cache: AnswerCache | None = None) -> None:
+    def __init__(self, backend: Backend, cache: AnswerCache | None = None, llm: LLMSettings | None = None) -> None:
         self.backend = backend
         self.cache = cache or AnswerCache()
         self.name = f"{backend.provider} ({backend.model})"
-        self.issue_chars = issue_tokens() * CHARS_PER_TOKEN
+        self.issue_chars = (llm or Settings.from_env().llm).issue_tokens * CHARS_PER_TOKEN
 
     def decide(self, request: SelectionRequest) -> Decision:
         offered = [c.id for c in request.candidates]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from spider.indexer.errors import MalformedAnswer
 from spider.query.select.stage2 import Candidate, SelectionRequest
 
 CODE_LIMIT = 1500
@@ -86,10 +87,6 @@ def user_prompt(request: SelectionRequest) -> str:
         "Select ONLY the neighbours you are highly confident MUST be modified to fix the issue.",
     ]
     return "\n\n".join(parts)
-
-
-class MalformedAnswer(ValueError):
-    """The model's answer holds no JSON object with a list of ids under "selected"."""
 
 
 def parse_selection(text: str) -> list[str]:

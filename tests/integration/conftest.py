@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import Neo4jSettings, external_neo4j
+from spider.indexer.settings import Neo4jSettings, Settings
 from spider.indexer.vectors.embedding import register_model
 
 from tests.fixtures.gitrepo import make_repo
@@ -45,7 +45,7 @@ def test_embedding_model(spider_home: Path, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="session")
 def neo4j_settings(spider_home: Path) -> Neo4jSettings:
-    external = external_neo4j()
+    external = Settings.from_env().neo4j
     if external is not None:
         yield external
         return

@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from spider.indexer import redact as redaction
 from spider.indexer.redact import MASK, redact
+from spider.indexer.settings import SECRET_VARIABLES, URL_VARIABLES
 
 
 @pytest.fixture
 def no_secrets(monkeypatch, tmp_path):
-    for variable in (*redaction.SECRET_VARIABLES, *redaction.URL_VARIABLES):
+    for variable in (*SECRET_VARIABLES, *URL_VARIABLES):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path / "home"))
 

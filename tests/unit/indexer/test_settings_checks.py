@@ -5,20 +5,19 @@ from __future__ import annotations
 import pytest
 from spider.indexer.errors import SpiderError
 from spider.indexer.redact import redact
-from spider.indexer.settings import external_neo4j
-from spider.query.select.llm import timeout_seconds
+from spider.indexer.settings import Settings
 
 
 @pytest.mark.parametrize("value", ["abc", "-5", "0", "nan", "inf", ""])
 def test_llm_timeout_must_be_a_positive_number(monkeypatch, value):
     monkeypatch.setenv("SPIDER_LLM_TIMEOUT", value)
     with pytest.raises(SpiderError, match="SPIDER_LLM_TIMEOUT must be a positive number of seconds"):
-        timeout_seconds()
+        Settings.from_env().llm.timeout
 
 
 def test_llm_timeout_reads_fractions(monkeypatch):
     monkeypatch.setenv("SPIDER_LLM_TIMEOUT", "2.5")
-    assert timeout_seconds() == 2.5
+    assert Settings.from_env().llm.timeout == 2.5
 
 
 @pytest.mark.parametrize("uri", ["not a uri", "http://host:7687", "bolt://", "bolt://host:99999", "bolt://[::1",
@@ -26,11 +25,11 @@ def test_llm_timeout_reads_fractions(monkeypatch):
 def test_a_neo4j_uri_that_is_not_one_is_refused_in_one_line(monkeypatch, uri):
     monkeypatch.setenv("NEO4J_URI", uri)
     with pytest.raises(SpiderError, match="^NEO4J_URI .*(not a Neo4j URI|holds credentials)") as caught:
-        external_neo4j()
+        Settings.from_env().neo4j
     assert "SECRET" not in redact(str(caught.value)) and "\n" not in str(caught.value)
 
 
 @pytest.mark.parametrize("uri", ["bolt://127.0.0.1:7687", "neo4j+s://db.example", "bolt+ssc://[::1]:7687"])
 def test_neo4j_uris_of_every_driver_scheme_are_taken(monkeypatch, uri):
     monkeypatch.setenv("NEO4J_URI", uri)
-    assert external_neo4j().uri == uri
+    assert Settings.from_env().neo4j.uri == uri

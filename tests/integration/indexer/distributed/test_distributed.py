@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.settings import external_neo4j
+from spider.indexer.settings import Settings
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import open_vector_store
 
@@ -285,7 +285,7 @@ def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, 
 
 
 def test_neo4j_crashing_mid_write_is_retried_to_the_same_graph(tmp_path, store, repo_name, redis_url):
-    if external_neo4j() is not None:
+    if Settings.from_env().neo4j is not None:
         pytest.skip("restarts the local Neo4j; NEO4J_URI points elsewhere")
     root, sha = make_repo(tmp_path / "repo", many_modules(2500))
     pool = Workers(redis_url, tmp_path / "workers.log")

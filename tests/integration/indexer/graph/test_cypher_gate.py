@@ -15,12 +15,12 @@ from typing import Iterator
 import pytest
 from neo4j.exceptions import ClientError
 from spider import cypher
-from spider.indexer.settings import external_neo4j
+from spider.indexer.settings import Settings
 
 from tests.integration.helpers import one_line_error, run_spider, succeeded
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
-local_only = pytest.mark.skipif(external_neo4j() is not None, reason="the local launcher's settings")
+local_only = pytest.mark.skipif(Settings.from_env().neo4j is not None, reason="the local launcher's settings")
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 from spider.indexer.graph import neo4j_local
+from spider.indexer.settings import Settings
 
 REPO = Path(__file__).resolve().parents[4]
 START_IN_CHILD = """
@@ -77,7 +78,7 @@ def test_local_server_lifecycle(home):
     assert outputs[0] == outputs[1]
     assert launcher_pids(home) == [outputs[0]["pid"]]
 
-    settings = neo4j_local.connection_settings()
+    settings = neo4j_local.graph_settings(Settings.from_env())
     state = neo4j_local.status()
     assert settings.uri == outputs[0]["uri"] == state["uri"]
     assert state["running"] and state["pid"] == outputs[0]["pid"]

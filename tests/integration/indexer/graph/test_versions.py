@@ -195,9 +195,9 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
         [sys.executable, "-c",
          "import sys, time\n"
          "from spider.indexer.graph import neo4j_local\n"
-         "from spider.indexer.graph.store import GraphStore\n"
          "from spider.indexer.graph.versions import hold_repository\n"
-         "with hold_repository(GraphStore(neo4j_local.connection_settings()), sys.argv[1]):\n"
+         "from spider.indexer.settings import Settings\n"
+         "with hold_repository(neo4j_local.open_graph(Settings.from_env()), sys.argv[1]):\n"
          "    print('held', flush=True)\n"
          "    time.sleep(600)\n", repo_name],
         stdout=subprocess.PIPE, text=True)

@@ -27,6 +27,7 @@ import os, signal, sys
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import index_repository
+from spider.indexer.settings import Settings
 
 path, repo, stage = sys.argv[1:4]
 
@@ -38,7 +39,7 @@ def progress(label, total):
 
 if stage == "complete":
     GraphStore.complete_snapshot = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
-with GraphStore(neo4j_local.connection_settings()) as store:
+with neo4j_local.open_graph(Settings.from_env()) as store:
     index_repository(store, path, repo=repo, progress=progress)
 sys.exit(3)  # the stage never started
 """

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from spider.indexer.errors import SpiderError
+from spider.indexer.settings import EMBED_MODEL_ENV
 from spider.indexer.vectors import embedding, model_build
 from spider.indexer.vectors.embedding import (
     BATCH_SIZE,
@@ -37,7 +38,7 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list:
     """A fresh SPIDER_HOME; HF_HUB_OFFLINE=1; any connect to a non-loopback address is recorded and refused."""
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.delenv(embedding.MODEL_ENV, raising=False)
+    monkeypatch.delenv(EMBED_MODEL_ENV, raising=False)
     attempts: list = []
     real_connect = socket.socket.connect
 
@@ -131,7 +132,7 @@ def test_truncation_is_the_tokenizers_at_max_tokens(tiny_dir: Path) -> None:
 
 def test_the_environment_selects_the_model(tiny_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     register_model("test/env", tiny_dir, dim=32)
-    monkeypatch.setenv(embedding.MODEL_ENV, "test/env")
+    monkeypatch.setenv(EMBED_MODEL_ENV, "test/env")
     assert open_embedder().name == "test/env"
 
 

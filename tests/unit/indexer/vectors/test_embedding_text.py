@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from spider.indexer.errors import SpiderError
+from spider.indexer.settings import EMBED_MODEL_ENV
 from spider.indexer.vectors import embedding, model_build
 from spider.indexer.vectors.embedding import (
     CHARS_PER_TOKEN,
@@ -28,7 +29,7 @@ from spider.indexer.vectors.embedding import (
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(embedding.MODEL_ENV, raising=False)
+    monkeypatch.delenv(EMBED_MODEL_ENV, raising=False)
     return tmp_path / "home"
 
 
@@ -146,7 +147,7 @@ def test_the_default_model_prepares_itself_or_says_what_to_install(home: Path) -
 def test_unknown_models_say_which_command_registers_them(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SpiderError, match=r"`spider models register no/such-model DIR --dim N"):
         resolve_spec("no/such-model")
-    monkeypatch.setenv(embedding.MODEL_ENV, "env/model")
+    monkeypatch.setenv(EMBED_MODEL_ENV, "env/model")
     with pytest.raises(SpiderError, match="'env/model'"):
         resolve_spec()
 
