@@ -57,11 +57,13 @@ if str(ROOT) not in sys.path:
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.graph.store import GraphStore  # noqa: E402
-from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from spider.indexer.pipeline.report import IndexReport  # noqa: E402
 from spider.indexer.schema import Label  # noqa: E402
 from spider.indexer.settings import snapshot_cache_dir  # noqa: E402
 from spider.indexer.source.walk import open_commit, select_files  # noqa: E402
 from spider.indexer.vectors.embed_stage import embed_snapshot  # noqa: E402
+from spider.indexer.vectors.embed_stats import EmbedStats  # noqa: E402
 from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
 from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
 
@@ -428,14 +430,15 @@ def phase_der(args) -> dict:
         report = index_repository(store, args.git_dir, repo=repo, rev=args.rev)
         result["index_s"] = round(time.perf_counter() - t, 2)
         snapshot, embedding = report.snapshot, report.embedding
-        result["index_report"] = {"seconds": report.seconds, "embedding": report.embedding, "nodes": dict(report.nodes)}
-        result["index_embed_texts_per_s"] = round(report.embedding["embedded"] / report.seconds["embed"], 2)
+        result["index_report"] = {"seconds": report.seconds, "embedding": report.stats()["embedding"],
+                                  "nodes": dict(report.nodes)}
+        result["index_embed_texts_per_s"] = round(embedding.embedded / report.seconds["embed"], 2)
         result["loadavg_after_index"] = loadavg()
 
         loads = []
         for _ in range(3):
             t = time.perf_counter()
-            embedder = open_embedder(embedding["model"])
+            embedder = open_embedder(embedding.model)
             loads.append(time.perf_counter() - t)
         result["model_load_in_process_s"] = [round(x, 3) for x in loads]
 
@@ -541,7 +544,7 @@ def phase_der(args) -> dict:
     return result
 
 
-def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None) -> dict:
+def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: EmbedStats | None) -> dict:
     """Delete the bench snapshot as `spider snapshots delete` does, then check nothing of it is left."""
     from spider.indexer.cli.commands import delete_snapshot
     from spider.indexer.vectors.embedding import DEFAULT_MODEL
@@ -549,7 +552,7 @@ def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None)
 
     nodes, vectors_deleted = delete_snapshot(store, repo, snapshot)
     out: dict = {"graph_nodes_deleted": nodes, "vectors_deleted": vectors_deleted}
-    model, dim = (embedding["model"], embedding["dim"]) if embedding else (DEFAULT_MODEL, DIM)
+    model, dim = (embedding.model, embedding.dim) if embedding else (DEFAULT_MODEL, DIM)
     with open_vector_store(model, dim) as vectors:
         out["vectors_left_in_repo"] = vectors.count(repo)
     out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None

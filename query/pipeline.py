@@ -47,11 +47,12 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     if origin == "bm25":
         scored = snapshot_index(store, repo, snapshot).search(issue, n)
         return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
-    embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
-    if not embedding and not embed_model:
+    embedding = store.snapshot_embedding(repo, snapshot)
+    model = embed_model or (embedding.model if embedding else None)
+    if model is None:
         raise SpiderError(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
                           "re-index it without --no-embed, or use --method bm25 or spisr")
-    embedder = open_embedder(embed_model or embedding["model"])
+    embedder = open_embedder(model)
     loaded = time.perf_counter()
     if vectors is not None:
         scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)

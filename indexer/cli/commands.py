@@ -20,9 +20,11 @@ from spider.indexer.errors import SpiderError
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph import versions as graph_versions
 from spider.indexer.graph.cypher_gate import run_analyst_query
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
+from spider.indexer.pipeline.index import default_repo_name, index_repository, is_indexed
+from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.redact import redact, redacted_output
 from spider.indexer.settings import BROKER_ENV, QUEUES, broker_url, spider_home
 from spider.indexer.source.walk import open_commit
@@ -143,13 +145,13 @@ def print_summary(report: IndexReport) -> None:
     click.echo(line + f"; {report.other_files:,} files in languages not parsed")
     if report.incremental:
         i = report.incremental
-        click.echo(f"  incremental from {i['base'][:12]}: {_plural(i['files_changed'], 'file')} changed; "
-                   f"{i['files_reparsed']:,} read by the parser")
-    if report.versions and report.versions["head"]:
+        click.echo(f"  incremental from {i.base[:12]}: {_plural(i.files_changed, 'file')} changed; "
+                   f"{i.files_reparsed:,} read by the parser")
+    if report.versions and report.versions.head:
         v = report.versions
-        click.echo(f"  written over {v['head'][:12]} as snapshot #{v['seq']}: {v['nodes_created']:,} node and "
-                   f"{v['relationships_created']:,} relationship versions created, {v['nodes_closed']:,} and "
-                   f"{v['relationships_closed']:,} ended")
+        click.echo(f"  written over {v.head[:12]} as snapshot #{v.seq}: {v.nodes_created:,} node and "
+                   f"{v.relationships_created:,} relationship versions created, {v.nodes_closed:,} and "
+                   f"{v.relationships_closed:,} ended")
     if report.warnings:
         click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
     click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")
@@ -158,8 +160,8 @@ def print_summary(report: IndexReport) -> None:
         click.echo(f"  resolution of IMPORTS/INVOKES/INHERITS: {_counts(report.resolutions)}")
     if report.embedding:
         e = report.embedding
-        click.echo(f"  embeddings ({e['model']}, {e['dim']}-d): {e['embedded']:,} functions embedded, "
-                   f"{e['reused']:,} reused from earlier snapshots")
+        click.echo(f"  embeddings ({e.model}, {e.dim}-d): {e.embedded:,} functions embedded, "
+                   f"{e.reused:,} reused from earlier snapshots")
     else:
         click.echo("  embeddings: none (indexed with --no-embed)")
     stages = {k: v for k, v in report.seconds.items() if k != "total"}
@@ -206,10 +208,7 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
                                   model=model, full=full,
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
     if as_json:
-        click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
-                               "already_indexed": report.already_indexed, **report.stats(),
-                               "skipped_files": report.skipped_files, "warned_files": report.warned_files},
-                              indent=2))
+        click.echo(json.dumps(report.to_json(), indent=2))
     else:
         print_summary(report)
         if verbose:
@@ -439,23 +438,23 @@ def snapshots_list(repo: str | None, as_json: bool) -> None:
     with connect() as store:
         rows = store.list_snapshots(repo)
     if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
+        click.echo(json.dumps([row.to_json() for row in rows], indent=2, default=str))
         return
     if not rows:
         click.echo("no snapshots" + (f" of {repo}" if repo else ""))
         return
     table = [
-        [r["repo"], r["snapshot"][:12], "" if r["seq"] is None else str(r["seq"]), r["rev"] or "", _state(r),
-         str(sum((r["stats"] or {}).get("nodes", {}).values())), r["indexed_at"] or ""]
+        [r.repo, r.snapshot[:12], "" if r.seq is None else str(r.seq), r.rev or "", _state(r), str(r.node_count),
+         r.indexed_at or ""]
         for r in rows
     ]
     click.echo(render_table(["repo", "snapshot", "#", "rev", "state", "nodes", "indexed_at"], table))
 
 
-def _state(row: dict) -> str:
-    if row["seq"] is None:
+def _state(row: Snapshot) -> str:
+    if not row.versioned:
         return "old format: index again"
-    return "complete" if row["complete"] else "INCOMPLETE"
+    return "complete" if row.complete else "INCOMPLETE"
 
 
 @snapshots.command("delete")
@@ -468,7 +467,7 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
         raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
                           "(see `spider snapshots list`)")
     with connect() as store:
-        matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(snapshot.lower())]
+        matches = [r.snapshot for r in store.list_snapshots(repo) if r.snapshot.startswith(snapshot.lower())]
         if not matches:
             raise SpiderError(f"no snapshot {snapshot!r} of repository {repo!r} (see `spider snapshots list`)")
         if len(matches) > 1:
@@ -513,11 +512,11 @@ def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
     """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
     by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
     with connect() as store:
-        by_repo: dict[str, list[dict]] = {}
+        by_repo: dict[str, list[Snapshot]] = {}
         for row in store.list_snapshots(repo):  # newest first within a repository
-            if row["complete"]:
-                by_repo.setdefault(row["repo"], []).append(row)
-        doomed = [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
+            if row.complete:
+                by_repo.setdefault(row.repo, []).append(row)
+        doomed = [(name, row.snapshot) for name, rows in by_repo.items() for row in rows[keep:]]
         for name, sha in doomed:
             if dry_run:
                 click.echo(printable(f"would delete {name} @ {sha}"))
@@ -536,10 +535,10 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
     than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
     functions into the graph before it looks for their vectors, so between reading which vectors are used and
     deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
-    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
+    embedding = store.snapshot_embedding(repo, snapshot)
     if not embedding:
         return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding["model"], embedding["dim"]) as vectors, \
+    with open_vector_store(embedding.model, embedding.dim) as vectors, \
             graph_versions.hold_repository(store, repo) as writer:
         deleted = writer.delete(snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))

@@ -145,7 +145,7 @@ def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> d
         return {"indexed": False}
     report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
                               rev=instance.base_commit)
-    return {"indexed": True, "seconds": report.seconds, "embedding": report.embedding}
+    return {"indexed": True, "seconds": report.seconds, "embedding": report.stats()["embedding"]}
 
 
 def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Method], ks: tuple[int, ...],
