@@ -412,7 +412,7 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 
 def phase_der(args) -> dict:
-    from spider.query.results import ranked
+    from spider.query.results import Origin, ranked
     from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
     from spider.query.retrieve.dense import snapshot_members
 
@@ -449,7 +449,7 @@ def phase_der(args) -> dict:
         index = snapshot_index(store, repo, snapshot)
         first_build = time.perf_counter() - t
         t = time.perf_counter()
-        ranked(store, repo, snapshot, index.search(issues[0]["text"], args.k), "bm25")
+        ranked(store, repo, snapshot, index.search(issues[0]["text"], args.k), Origin.BM25)
         result["bm25_first_query"] = {"build_and_save_s": round(first_build, 3),
                                       "search_and_ranked_s": round(time.perf_counter() - t, 3),
                                       "functions": len(index.node_ids)}
@@ -476,7 +476,7 @@ def phase_der(args) -> dict:
             members = snapshot_members(store, repo, snapshot)
             for issue in issues[:3]:  # warm up
                 vectors.search(embedder.embed_query(issue["text"]), repo, args.k, members)
-                ranked(store, repo, snapshot, index.search(issue["text"], args.k), "bm25")
+                ranked(store, repo, snapshot, index.search(issue["text"], args.k), Origin.BM25)
             parts = {key: [] for key in ("embed_query", "search", "ranked", "der_total", "search_pool500",
                                          "ranked_pool500", "der_pool500_total", "bm25_search", "bm25_ranked",
                                          "bm25_total")}
@@ -489,7 +489,7 @@ def phase_der(args) -> dict:
                     t1 = time.perf_counter()
                     hits = vectors.search(query, repo, args.k, snapshot_members(store, repo, snapshot))
                     t2 = time.perf_counter()
-                    rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], "dense")
+                    rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], Origin.DENSE)
                     t3 = time.perf_counter()
                     assert len(rows) == args.k and all(r.path for r in rows)
                     parts["embed_query"].append(t1 - t0)
@@ -500,7 +500,7 @@ def phase_der(args) -> dict:
                     t4 = time.perf_counter()
                     pool = vectors.search(query, repo, 500, snapshot_members(store, repo, snapshot))
                     t5 = time.perf_counter()
-                    ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], "dense")
+                    ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], Origin.DENSE)
                     t6 = time.perf_counter()
                     parts["search_pool500"].append(t5 - t4)
                     parts["ranked_pool500"].append(t6 - t5)
@@ -509,7 +509,7 @@ def phase_der(args) -> dict:
                     t7 = time.perf_counter()
                     scored = index.search(text, args.k)
                     t8 = time.perf_counter()
-                    ranked(store, repo, snapshot, scored, "bm25")
+                    ranked(store, repo, snapshot, scored, Origin.BM25)
                     t9 = time.perf_counter()
                     parts["bm25_search"].append(t8 - t7)
                     parts["bm25_ranked"].append(t9 - t8)
