@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from spider.indexer.errors import SpiderError
 from spider.indexer.graph.store import GraphStore
@@ -115,7 +115,7 @@ class Proposal:
 
 
 def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, c: int, n: int,
-            edges: dict[Rel, int], lexical: bool = False, show: list[str] = ()) -> Proposal:
+            edges: dict[Rel, int], lexical: bool = False, show: Sequence[str] = ()) -> Proposal:
     """Seeds are the ranking's top-c; Stage 1 keeps neighbours in its top-n. `lexical` scores every candidate
     with BM25 (the learned selector reads it); `show` are further ids whose location the answer prints."""
     seconds = dict(ranking.seconds)
@@ -142,9 +142,9 @@ def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ra
 
     def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
         where = info.get(node_id) or {}
-        found = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id], score=score[node_id],
-                     degree=where.get("degree") or 0, lexical=relative.get(node_id, 0.0),
-                     lexical_rank=lexical_rank.get(node_id, 0))
+        found: dict[str, Any] = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id],
+                                     score=score[node_id], degree=where.get("degree") or 0,
+                                     lexical=relative.get(node_id, 0.0), lexical_rank=lexical_rank.get(node_id, 0))
         if nb is None:
             return Candidate(**found)
         return Candidate(**found, hops=nb.hops, rel_type=nb.rel_type.value, edge_path=nb.edge_path)

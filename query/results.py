@@ -130,7 +130,9 @@ def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str], w
     return {row[0]: dict(zip(keys, row)) for row in rows}
 
 
-def ranked(store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: Origin) -> list[Result]:
+def ranked(
+    store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: Origin
+) -> list[Result]:
     """Number the (id, score) pairs of a first-stage ranking and fill in where each function is."""
     where = function_info(store, repo, snapshot, [node_id for node_id, _ in scored])
     return [located(Result(rank, node_id, round(score, 6), dense_rank=rank, origin=origin), where)

@@ -147,8 +147,7 @@ def print_summary(report: IndexReport) -> None:
         i = report.incremental
         click.echo(f"  incremental from {i.base[:12]}: {_plural(i.files_changed, 'file')} changed; "
                    f"{i.files_reparsed:,} read by the parser")
-    if report.versions and report.versions.head:
-        v = report.versions
+    if (v := report.versions) and v.head:
         click.echo(f"  written over {v.head[:12]} as snapshot #{v.seq}: {v.nodes_created:,} node and "
                    f"{v.relationships_created:,} relationship versions created, {v.nodes_closed:,} and "
                    f"{v.relationships_closed:,} ended")
@@ -222,7 +221,7 @@ def print_file_lists(report: IndexReport) -> None:
         return
     for heading, files in (("skipped files", [(f["path"], f["reason"]) for f in report.skipped_files]),
                            ("files parsed with warnings",
-                            [(f["path"], ", ".join(f["warnings"])) for f in report.warned_files])):
+                            [(f["path"], ", ".join(f["warnings"])) for f in report.warned_files or []])):
         if files:
             click.echo(f"  {heading}:")
             for path, why in files:

@@ -93,7 +93,7 @@ class GraphStore:
         present = {r["name"] for r in self._run("SHOW CONSTRAINTS YIELD name RETURN name")}
         present |= {r["name"] for r in self._run("SHOW INDEXES YIELD name RETURN name")}
         for statement in cypher.statements(cypher.load("schema")):
-            action, name = _SCHEMA_STATEMENT.match(statement).groups()
+            action, name = _SCHEMA_STATEMENT.match(statement).groups()  # type: ignore[union-attr]  # all CREATE/DROP
             if (action == "CREATE") != (name in present):
                 self._run(statement)
 

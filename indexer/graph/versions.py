@@ -203,7 +203,8 @@ def cached_digest(store: GraphStore, repo: str, snapshot: Snapshot | None) -> Gr
     if snapshot is None:
         return GraphDigest()
     path = snapshot_cache_dir(repo, snapshot.snapshot) / DIGEST_FILE
-    digest = GraphDigest.load(path, snapshot.writer)
+    writer = snapshot.writer or ""  # every versioned write records its token
+    digest = GraphDigest.load(path, writer)
     if digest is not None:
         return digest
     digest = GraphDigest()
@@ -213,7 +214,7 @@ def cached_digest(store: GraphStore, repo: str, snapshot: Snapshot | None) -> Gr
         digest.labels[row["id"]] = Label(row["label"])
     for row in store.run_named("snapshot_edges", repo=repo, snapshot=snapshot.snapshot):
         digest.edges[(row["src"], row["type"], row["dst"])] = row["props"].get("resolution")
-    digest.save(path, snapshot.writer)
+    digest.save(path, writer)
     return digest
 
 

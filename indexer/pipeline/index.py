@@ -91,7 +91,7 @@ def default_repo_name(commit: Commit) -> str:
 def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
-    return [parse_file(f.path, blobs[f.blob]) if blobs[f.blob] is not None
+    return [parse_file(f.path, data) if (data := blobs[f.blob]) is not None
             else ParseOutcome(f.path, skipped=UNREADABLE_BLOB) for f in files]
 
 
@@ -145,7 +145,7 @@ def collect_outcomes(
 def graph_of(
     report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome],
     copied: dict[str, dict[str, str]] | None = None, earlier: ResolutionState | None = None,
-) -> tuple[CodeGraph, ResolutionState]:
+) -> tuple[CodeGraph, ResolutionState | None]:
     """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`), resolving from the base
     snapshot's resolution `earlier` when there is one, and fill the report's file and node counts. Also returns
     the resolution to keep with the snapshot."""
@@ -155,7 +155,7 @@ def graph_of(
     facts, code = {}, {}
     for outcome in outcomes:
         if outcome.facts is None:
-            skipped_files.append((outcome.path, outcome.skipped))
+            skipped_files.append((outcome.path, outcome.skipped))  # type: ignore[arg-type]  # set without facts
             continue
         if not keeps_file(outcome.facts):
             skipped_files.append((outcome.path, "no classes, functions or imports"))
@@ -177,7 +177,7 @@ def graph_of(
         runs.append(run)
         return edges
 
-    graph = build_graph(facts, report.repo, code, copied, resolve)
+    graph = build_graph(facts, report.repo, code, copied, resolve)  # type: ignore[arg-type]  # code: set with facts
     report.resolution = runs[0].to_json()
     report.nodes = _counts(graph.labels.values())
     report.relationships = _counts(map(attrgetter("type"), graph.edges))
@@ -309,8 +309,8 @@ def recall_indexed(
     if not embed or embedding is None:
         return recalled
     collection = collection_name(embedding.model, embedding.dim)
-    held = vectors is not None and vectors.collection == collection
-    with nullcontext(vectors) if held else open_vector_store(embedding.model, embedding.dim) as here:
+    held = vectors if vectors is not None and vectors.collection == collection else None
+    with nullcontext(held) if held is not None else open_vector_store(embedding.model, embedding.dim) as here:
         hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
                                                                  snapshot=report.snapshot)]
         here_before = recorded_here(embedding, here)
@@ -376,6 +376,7 @@ def index_repository(
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
             report.seconds["write"] = round(time.perf_counter() - t, 3)
             if embedder is not None:
+                assert vectors is not None  # opened with the embedder, above
                 t = time.perf_counter()
                 functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
                 embed_graph(store, report, functions, embedder, progress, shared, vectors)

@@ -39,7 +39,7 @@ def embed_snapshot(
     `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
-    missing = vectors.missing(repo, list(functions))
+    missing = vectors.missing(repo, list(functions))  # type: ignore[arg-type]  # every Function has a content hash
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
     todo = [functions[h] for h in missing]
     codeless = [n.id for n in todo if n.code is None]
@@ -52,10 +52,9 @@ def embed_snapshot(
         chunk = todo[start : start + CHUNK]
         texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in chunk]
         embedded = embedder.embed_documents(texts, progress=advance)
-        vectors.insert(repo, [
-            (n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
-            for n, vector in zip(chunk, embedded)
-        ])
+        points = [(n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
+                  for n, vector in zip(chunk, embedded)]
+        vectors.insert(repo, points)  # type: ignore[arg-type]  # every Function has a content hash
     index_seconds = 0.0
     if todo:
         indexed = progress("indexing vectors", 1)

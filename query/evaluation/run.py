@@ -191,8 +191,10 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
                 ids, extra = top_k, {}
             else:
                 proposal = proposal_for(method, min(c, k))
-                chosen: dict[str, Selector] = {SelectorKind.ALL: AdmitAll(), SelectorKind.ORACLE: AdmitOracle(target_ids)}
-                selector = chosen.get(method.selector, llm)
+                bounds: dict[str, Selector] = {SelectorKind.ALL: AdmitAll(),
+                                               SelectorKind.ORACLE: AdmitOracle(target_ids)}
+                selector = bounds.get(method.selector, llm)
+                assert selector is not None  # the LLM is opened when a method needs it
                 if min(c, k) not in decided:
                     decided[min(c, k)] = decide_all(selector, proposal.requests)
                 decisions = decided[min(c, k)]
@@ -270,7 +272,7 @@ def run_evaluation(
     out_dir.mkdir(parents=True, exist_ok=True)
     results, training = out_dir / "instances.jsonl", out_dir / "candidates.jsonl"
     done = done_instances(results, methods)
-    needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
+    needs_llm = any(m.graph and m.selector not in (SelectorKind.ALL, SelectorKind.ORACLE) for m in methods)
     llm = open_selector(llm_selector)[0] if needs_llm else None
     todo = [i for i in instances if i.id not in done]
     git_dirs = {repo: find_repository(repos_dir, repo) for repo in sorted({i.repo for i in todo})}
