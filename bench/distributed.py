@@ -102,9 +102,10 @@ def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]]
     per_repo = {}
     for repo, (_, commit) in sources.items():
         name = f"bench/{tag}-{processes}-{repo}"
-        stats = store.snapshot_state(name, commit)["stats"]
+        state = store.snapshot_state(name, commit)
+        stats, embedding = state.stats, state.embedding
         per_repo[repo] = {"files": stats["files_parsed"], "functions": stats["nodes"].get("Function", 0),
-                          "embedded": (stats.get("embedding") or {}).get("embedded")}
+                          "embedded": embedding.embedded if embedding else None}
         delete_snapshot(store, name, commit)
     return {"processes": processes, "wall_seconds": round(wall, 2), "repos": per_repo}
 

@@ -57,11 +57,13 @@ if str(ROOT) not in sys.path:
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.graph.store import GraphStore  # noqa: E402
-from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all  # noqa: E402
+from spider.indexer.pipeline.report import IndexReport  # noqa: E402
 from spider.indexer.schema import Label  # noqa: E402
 from spider.indexer.settings import Settings, snapshot_cache_dir  # noqa: E402
 from spider.indexer.source.walk import open_commit, select_files  # noqa: E402
 from spider.indexer.vectors.embed_stage import embed_snapshot  # noqa: E402
+from spider.indexer.vectors.embed_stats import EmbedStats  # noqa: E402
 from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
 from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
 
@@ -410,7 +412,7 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 
 def phase_der(args) -> dict:
-    from spider.query.results import ranked
+    from spider.query.results import Origin, ranked
     from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
     from spider.query.retrieve.dense import snapshot_members
 
@@ -428,14 +430,15 @@ def phase_der(args) -> dict:
         report = index_repository(store, args.git_dir, repo=repo, rev=args.rev)
         result["index_s"] = round(time.perf_counter() - t, 2)
         snapshot, embedding = report.snapshot, report.embedding
-        result["index_report"] = {"seconds": report.seconds, "embedding": report.embedding, "nodes": dict(report.nodes)}
-        result["index_embed_texts_per_s"] = round(report.embedding["embedded"] / report.seconds["embed"], 2)
+        result["index_report"] = {"seconds": report.seconds, "embedding": report.stats()["embedding"],
+                                  "nodes": dict(report.nodes)}
+        result["index_embed_texts_per_s"] = round(embedding.embedded / report.seconds["embed"], 2)
         result["loadavg_after_index"] = loadavg()
 
         loads = []
         for _ in range(3):
             t = time.perf_counter()
-            embedder = open_embedder(embedding["model"])
+            embedder = open_embedder(embedding.model)
             loads.append(time.perf_counter() - t)
         result["model_load_in_process_s"] = [round(x, 3) for x in loads]
 
@@ -446,7 +449,7 @@ def phase_der(args) -> dict:
         index = snapshot_index(store, repo, snapshot)
         first_build = time.perf_counter() - t
         t = time.perf_counter()
-        ranked(store, repo, snapshot, index.search(issues[0]["text"], args.k), "bm25")
+        ranked(store, repo, snapshot, index.search(issues[0]["text"], args.k), Origin.BM25)
         result["bm25_first_query"] = {"build_and_save_s": round(first_build, 3),
                                       "search_and_ranked_s": round(time.perf_counter() - t, 3),
                                       "functions": len(index.node_ids)}
@@ -473,7 +476,7 @@ def phase_der(args) -> dict:
             members = snapshot_members(store, repo, snapshot)
             for issue in issues[:3]:  # warm up
                 vectors.search(embedder.embed_query(issue["text"]), repo, args.k, members)
-                ranked(store, repo, snapshot, index.search(issue["text"], args.k), "bm25")
+                ranked(store, repo, snapshot, index.search(issue["text"], args.k), Origin.BM25)
             parts = {key: [] for key in ("embed_query", "search", "ranked", "der_total", "search_pool500",
                                          "ranked_pool500", "der_pool500_total", "bm25_search", "bm25_ranked",
                                          "bm25_total")}
@@ -486,7 +489,7 @@ def phase_der(args) -> dict:
                     t1 = time.perf_counter()
                     hits = vectors.search(query, repo, args.k, snapshot_members(store, repo, snapshot))
                     t2 = time.perf_counter()
-                    rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], "dense")
+                    rows = ranked(store, repo, snapshot, [(h.node_id, h.score) for h in hits], Origin.DENSE)
                     t3 = time.perf_counter()
                     assert len(rows) == args.k and all(r.path for r in rows)
                     parts["embed_query"].append(t1 - t0)
@@ -497,7 +500,7 @@ def phase_der(args) -> dict:
                     t4 = time.perf_counter()
                     pool = vectors.search(query, repo, 500, snapshot_members(store, repo, snapshot))
                     t5 = time.perf_counter()
-                    ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], "dense")
+                    ranked(store, repo, snapshot, [(h.node_id, h.score) for h in pool], Origin.DENSE)
                     t6 = time.perf_counter()
                     parts["search_pool500"].append(t5 - t4)
                     parts["ranked_pool500"].append(t6 - t5)
@@ -506,7 +509,7 @@ def phase_der(args) -> dict:
                     t7 = time.perf_counter()
                     scored = index.search(text, args.k)
                     t8 = time.perf_counter()
-                    ranked(store, repo, snapshot, scored, "bm25")
+                    ranked(store, repo, snapshot, scored, Origin.BM25)
                     t9 = time.perf_counter()
                     parts["bm25_search"].append(t8 - t7)
                     parts["bm25_ranked"].append(t9 - t8)
@@ -541,7 +544,7 @@ def phase_der(args) -> dict:
     return result
 
 
-def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None) -> dict:
+def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: EmbedStats | None) -> dict:
     """Delete the bench snapshot as `spider snapshots delete` does, then check nothing of it is left."""
     from spider.indexer.pipeline.delete import delete_snapshot
     from spider.indexer.vectors.embedding import DEFAULT_MODEL
@@ -549,7 +552,7 @@ def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: dict | None)
 
     nodes, vectors_deleted = delete_snapshot(store, repo, snapshot)
     out: dict = {"graph_nodes_deleted": nodes, "vectors_deleted": vectors_deleted}
-    model, dim = (embedding["model"], embedding["dim"]) if embedding else (DEFAULT_MODEL, DIM)
+    model, dim = (embedding.model, embedding.dim) if embedding else (DEFAULT_MODEL, DIM)
     with open_vector_store(model, dim) as vectors:
         out["vectors_left_in_repo"] = vectors.count(repo)
     out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None

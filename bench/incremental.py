@@ -39,7 +39,8 @@ from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
 from spider.indexer.languages import language_of  # noqa: E402
 from spider.indexer.parse.cache import GRAPH_FORMAT  # noqa: E402
 from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
-from spider.indexer.pipeline.index import IndexReport, index_repository  # noqa: E402
+from spider.indexer.pipeline.index import index_repository  # noqa: E402
+from spider.indexer.pipeline.report import IndexReport  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -66,7 +67,7 @@ def timed_index(store: GraphStore, args: argparse.Namespace, sha: str, **options
 
 def ensure_base(store: GraphStore, args: argparse.Namespace, base: str) -> None:
     state = store.snapshot_state(args.repo, base)
-    if not (state and state["complete"] and (state["stats"] or {}).get("graph_format") == GRAPH_FORMAT):
+    if not (state and state.complete and state.graph_format == GRAPH_FORMAT):
         print(f"indexing the base {base[:12]} in full…", flush=True)
         index_repository(store, args.git_dir, repo=args.repo, rev=base, embed=not args.no_embed, force=True, full=True)
 
@@ -97,7 +98,8 @@ def repeated_runs(store: GraphStore, args: argparse.Namespace, sha: str) -> dict
                "--repo", args.repo, "--rev", sha] + (["--no-embed"] if args.no_embed else [])
 
     def functions_embedded() -> int | None:
-        return ((store.snapshot_state(args.repo, sha)["stats"] or {}).get("embedding") or {}).get("embedded")
+        embedding = store.snapshot_embedding(args.repo, sha)
+        return embedding.embedded if embedding else None
 
     for _ in range(args.repeat):
         delete_snapshot_and_vectors(store, args.repo, sha)
@@ -131,14 +133,15 @@ def run_change(store: GraphStore, args: argparse.Namespace) -> dict:
     incremental, inc_seconds = timed_index(store, args, sha)
     full, full_seconds = full_rebuild(store, args, sha)
     functions = incremental.nodes.get("Function", 0)
+    stats = incremental.stats()
     return {
         "kind": "change", "repo": args.repo, "base": previous, "commit": sha, "file": changed[0],
         "functions": functions, "nodes": sum(incremental.nodes.values()),
         "relationships": sum(incremental.relationships.values()), "embed": not args.no_embed,
         "incremental_s": inc_seconds, "full_s": full_seconds, "speedup": round(full_seconds / inc_seconds, 2),
         "incremental_stages": incremental.seconds, "full_stages": full.seconds,
-        "incremental": incremental.incremental, "versions": incremental.versions,
-        "embedding": incremental.embedding, "identical": True,
+        "incremental": stats["incremental"], "versions": stats["versions"],
+        "embedding": stats["embedding"], "identical": True,
         "repeated": repeated_runs(store, args, sha) if args.repeat else None,
     }
 
@@ -151,10 +154,11 @@ def run_replay(store: GraphStore, args: argparse.Namespace) -> dict:
         delete_snapshot(store, args.repo, sha)  # an earlier run's
         incremental, inc_seconds = timed_index(store, args, sha)
         _, full_seconds = full_rebuild(store, args, sha)
-        info = incremental.incremental or {}
-        rows.append({"commit": sha, "files_changed": info.get("files_changed"), "base": info.get("base"),
+        info = incremental.incremental
+        files_changed, base_used = (info.files_changed, info.base) if info else (None, None)
+        rows.append({"commit": sha, "files_changed": files_changed, "base": base_used,
                      "incremental_s": inc_seconds, "full_s": full_seconds, "identical": True})
-        print(f"{sha[:12]} from {str(info.get('base'))[:12]}: {info.get('files_changed')} files changed, "
+        print(f"{sha[:12]} from {str(base_used)[:12]}: {files_changed} files changed, "
               f"incremental {inc_seconds:.2f} s, full {full_seconds:.2f} s, identical", flush=True)
         previous = sha
     return {"kind": "replay", "repo": args.repo, "base": base, "last": previous, "commits": rows,

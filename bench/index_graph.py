@@ -55,7 +55,8 @@ from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
 from spider.indexer.languages import language_of  # noqa: E402
 from spider.indexer.parse.parse_file import parse_file  # noqa: E402
 from spider.indexer.parse.treesitter import parser as ts_parser  # noqa: E402
-from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, IndexReport, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
+from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
+from spider.indexer.pipeline.report import IndexReport  # noqa: E402
 from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.source.walk import open_commit, read_blobs, select_files  # noqa: E402
 
@@ -165,7 +166,7 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
                     rss_after_pipeline = {"self_mb": maxrss_mb(resource.RUSAGE_SELF),
                                           "children_mb": maxrss_mb(resource.RUSAGE_CHILDREN)}
                 state = store.snapshot_state(report.repo, report.snapshot)
-                assert state and state["complete"], state
+                assert state and state.complete, state
             finally:
                 t = time.perf_counter()
                 deleted = delete_snapshot(store, repo, commit.sha)

@@ -34,6 +34,7 @@ from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
 from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.expand import edges_label, parse_edges  # noqa: E402
 from spider.query.pipeline import first_stage, graph_answer  # noqa: E402
+from spider.query.results import Method, Origin  # noqa: E402
 from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 
 from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402
@@ -88,7 +89,7 @@ def main() -> None:
         functions = store.read("MATCH (f:Function {repo: $repo, snapshot: $snapshot}) RETURN count(f)",
                                {"repo": args.repo, "snapshot": snapshot})[1][0][0]
         clock = time.perf_counter()
-        warm = first_stage(store, args.repo, snapshot, texts[0], "dense", args.n)  # model load, apart
+        warm = first_stage(store, args.repo, snapshot, texts[0], Origin.DENSE, args.n)  # model load, apart
         model_load = time.perf_counter() - clock
         embedder = open_embedder(warm.model)
         clock = time.perf_counter()
@@ -99,11 +100,11 @@ def main() -> None:
                   f"(model load included) {model_load:.2f} s; vector store open {store_open:.2f} s; "
                   f"{len(texts)} issues x {len(configs)} configurations")
             for number, text in enumerate(texts, start=1):
-                ranking = first_stage(store, args.repo, snapshot, text, "dense", args.n, vectors=vectors)
+                ranking = first_stage(store, args.repo, snapshot, text, Origin.DENSE, args.n, vectors=vectors)
                 for edges in configs:
                     label = edges_label(edges)
                     clock = time.perf_counter()
-                    answer = graph_answer(store, args.repo, snapshot, text, ranking, "spider", selector,
+                    answer = graph_answer(store, args.repo, snapshot, text, ranking, Method.SPIDER, selector,
                                           args.k, args.n, args.c, edges)
                     wall = time.perf_counter() - clock + ranking.seconds["dense"]
                     stage = samples[label]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
@@ -16,17 +17,26 @@ from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.exchange import exchange
 from spider.query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
-from spider.query.results import Answer, Result, function_info, located, ranked
+from spider.query.results import Answer, Method, Origin, Result, Verdict, function_info, located, ranked
 from spider.query.retrieve.bm25 import snapshot_index
 from spider.query.retrieve.dense import dense_ranking
 from spider.query.select.learned import LearnedSelector
 from spider.query.select.llm import AnthropicBackend, LLMSelector, OpenAIBackend
-from spider.query.select.stage2 import AdmitAll, AdmitNone, Candidate, SelectionRequest, Selector, decide_all
+from spider.query.select.stage2 import (
+    AdmitAll,
+    AdmitNone,
+    Candidate,
+    SelectionRequest,
+    Selector,
+    SelectorKind,
+    decide_all,
+)
 
-FIRST_STAGE = {"der": "dense", "bm25": "bm25", "spider": "dense", "spisr": "bm25"}
-METHODS = tuple(FIRST_STAGE)
-GRAPH_METHODS = ("spider", "spisr")
-SELECTORS = ("anthropic", "openai", "learned", "all", "none")  # `oracle` is for evaluation only
+FIRST_STAGE = {Method.DER: Origin.DENSE, Method.BM25: Origin.BM25, Method.SPIDER: Origin.DENSE,
+               Method.SPISR: Origin.BM25}
+METHODS = tuple(method.value for method in Method)  # as --method spells them
+GRAPH_METHODS = (Method.SPIDER, Method.SPISR)
+SELECTORS = tuple(kind.value for kind in SelectorKind if kind != SelectorKind.ORACLE)  # as --selector spells them
 
 
 @dataclass
@@ -34,24 +44,25 @@ class Ranking:
     """A first-stage ranking of one snapshot: (id, score) best first, and what produced it."""
 
     scored: list[tuple[str, float]]
-    origin: str  # dense | bm25
+    origin: Origin  # dense or bm25
     model: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: str, n: int,
+def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: Origin, n: int,
                 embed_model: str | None = None, vectors: VectorStore | None = None) -> Ranking:
     """Dense or BM25 top-n. Dense opens the vector store for the query unless a process that keeps it open
     (it is single-process on Edge) passes it as `vectors`."""
     start = time.perf_counter()
-    if origin == "bm25":
+    if origin == Origin.BM25:
         scored = snapshot_index(store, repo, snapshot).search(issue, n)
         return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
-    embedding = (store.snapshot_state(repo, snapshot)["stats"] or {}).get("embedding")
-    if not embedding and not embed_model:
+    embedding = store.snapshot_embedding(repo, snapshot)
+    model = embed_model or (embedding.model if embedding else None)
+    if model is None:
         raise InvalidInput(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
                            "re-index it without --no-embed, or use --method bm25 or spisr")
-    embedder = open_embedder(embed_model or embedding["model"])
+    embedder = open_embedder(model)
     loaded = time.perf_counter()
     if vectors is not None:
         scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)
@@ -68,17 +79,18 @@ def open_selector(name: str | None, model: str | None = None) -> tuple[Selector,
     notes = []
     if name is None:
         if llm.anthropic_api_key:
-            name = "anthropic"
+            name = SelectorKind.ANTHROPIC
         elif llm.openai_base_url:
-            name = "openai"
+            name = SelectorKind.OPENAI
         else:
-            name = "learned"
+            name = SelectorKind.LEARNED
             notes.append("no LLM configured (ANTHROPIC_API_KEY or SPIDER_OPENAI_BASE_URL): the learned selector decided")
-    if name == "anthropic":
+    if name == SelectorKind.ANTHROPIC:
         return LLMSelector(AnthropicBackend(model, llm), llm=llm), notes
-    if name == "openai":
+    if name == SelectorKind.OPENAI:
         return LLMSelector(OpenAIBackend(model, llm), llm=llm), notes
-    simple = {"learned": LearnedSelector, "all": AdmitAll, "none": AdmitNone}
+    simple: dict[str, Callable[[], Selector]] = {
+        SelectorKind.LEARNED: LearnedSelector, SelectorKind.ALL: AdmitAll, SelectorKind.NONE: AdmitNone}
     if name not in simple:
         raise InvalidInput(f"unknown selector {name!r} (choose from {', '.join(SELECTORS)})")
     return simple[name](), notes
@@ -104,7 +116,7 @@ class Proposal:
 
 
 def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, c: int, n: int,
-            edges: dict[Rel, int], lexical: bool = False, show: list[str] = ()) -> Proposal:
+            edges: dict[Rel, int], lexical: bool = False, show: Sequence[str] = ()) -> Proposal:
     """Seeds are the ranking's top-c; Stage 1 keeps neighbours in its top-n. `lexical` scores every candidate
     with BM25 (the learned selector reads it); `show` are further ids whose location the answer prints."""
     seconds = dict(ranking.seconds)
@@ -131,9 +143,9 @@ def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ra
 
     def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
         where = info.get(node_id) or {}
-        found = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id], score=score[node_id],
-                     degree=where.get("degree") or 0, lexical=relative.get(node_id, 0.0),
-                     lexical_rank=lexical_rank.get(node_id, 0))
+        found: dict[str, Any] = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id],
+                                     score=score[node_id], degree=where.get("degree") or 0,
+                                     lexical=relative.get(node_id, 0.0), lexical_rank=lexical_rank.get(node_id, 0))
         if nb is None:
             return Candidate(**found)
         return Candidate(**found, hops=nb.hops, rel_type=nb.rel_type.value, edge_path=nb.edge_path)
@@ -148,7 +160,7 @@ def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ra
 
 
 def graph_answer(
-    store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, method: str, selector: Selector,
+    store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ranking, method: Method, selector: Selector,
     k: int = 20, n: int = 500, c: int = 5, edges: dict[Rel, int] | None = None,
 ) -> Answer:
     """Algorithm 1 over a first-stage ranking: seeds are its top-c, Stage 1 keeps neighbours in its top-n."""
@@ -174,12 +186,12 @@ def graph_answer(
     for rank, node_id in enumerate(result.ranking, start=1):
         item = Result(rank, node_id, round(score[node_id], 6), dense_rank=pool_rank[node_id], origin=ranking.origin)
         if node_id in seeds:
-            item.verdict = "seed"
+            item.verdict = Verdict.SEED
         elif node_id in offered:
-            item.verdict = "admitted" if node_id in admitted_ids else "rejected"
+            item.verdict = Verdict.ADMITTED if node_id in admitted_ids else Verdict.REJECTED
         if node_id not in top_k:
             nb = nearest[node_id]
-            item.origin, item.seed, item.hops, item.edge_path = "graph", nb.seed, nb.hops, list(nb.edge_path)
+            item.origin, item.seed, item.hops, item.edge_path = Origin.GRAPH, nb.seed, nb.hops, list(nb.edge_path)
         results.append(located(item, info))
     displaced = [located(Result(0, i, round(score[i], 6), dense_rank=pool_rank[i], origin=ranking.origin), info)
                  for i in result.displaced]
@@ -202,8 +214,9 @@ def graph_answer(
                      "(SPIDER_LLM_ISSUE_TOKENS caps what each call sends)")
     if not selector.uses_budget:
         notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
-    return Answer(repo, snapshot, method, k, results, seconds, ranking.model, selector.name, edges_label(edges),
-                  summary, displaced, decisions, notes)
+    return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=seconds,
+                  model=ranking.model, selector=selector.name, edges=edges_label(edges), summary=summary,
+                  displaced=displaced, calls=decisions, notes=notes)
 
 
 def answer_query(
@@ -211,8 +224,9 @@ def answer_query(
     edges: dict[Rel, int] | None = None, selector: Selector | None = None, embed_model: str | None = None,
 ) -> Answer:
     """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
-    if method not in FIRST_STAGE:
+    if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    method = Method(method)
     graph = method in GRAPH_METHODS
     notes = []
     if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
@@ -225,7 +239,8 @@ def answer_query(
         clock = time.perf_counter()
         results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
-        return Answer(repo, snapshot, method, k, results, ranking.seconds, ranking.model)
+        return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=ranking.seconds,
+                      model=ranking.model)
     answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
     answer.notes += notes
     return answer

@@ -8,11 +8,38 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
 from spider import cypher
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.terminal import printable, render_table
 from spider.query.select.stage2 import Decision
+
+
+class Method(StrEnum):
+    """How a query ranks: a first stage alone (der: dense, bm25), or with the graph steps over it (spider over
+    dense, spisr over BM25)."""
+
+    DER = "der"
+    BM25 = "bm25"
+    SPIDER = "spider"
+    SPISR = "spisr"
+
+
+class Origin(StrEnum):
+    """Where a result comes from: a first-stage ranking, or the graph expansion of a seed."""
+
+    DENSE = "dense"
+    BM25 = "bm25"
+    GRAPH = "graph"
+
+
+class Verdict(StrEnum):
+    """What became of a result the selector saw (a result it was not offered has none)."""
+
+    SEED = "seed"
+    ADMITTED = "admitted"
+    REJECTED = "rejected"
 
 
 @dataclass
@@ -24,28 +51,29 @@ class Result:
     start_line: int | None = None
     end_line: int | None = None
     dense_rank: int | None = None  # place in the first-stage ranking (dense; BM25 for bm25/spisr)
-    origin: str = "dense"  # dense | bm25 | graph
+    origin: Origin = Origin.DENSE
     seed: str | None = None  # graph items: the seed they were reached from
     hops: int | None = None
     edge_path: list[str] | None = None  # e.g. ["<-CONTAINS-", "-CONTAINS->"]
-    verdict: str | None = None  # seed | admitted | rejected | not offered (dense items the selector saw or not)
+    verdict: Verdict | None = None  # None: not offered to the selector
 
     @property
     def lines(self) -> str:
         return f"{self.start_line}-{self.end_line}" if self.start_line else ""
 
     def why(self) -> str:
-        if self.origin != "graph":
-            return f"{self.origin} #{self.dense_rank}" + (f" ({self.verdict})" if self.verdict in ("seed", "admitted") else "")
+        if self.origin != Origin.GRAPH:
+            shown = self.verdict in (Verdict.SEED, Verdict.ADMITTED)
+            return f"{self.origin} #{self.dense_rank}" + (f" ({self.verdict})" if shown else "")
         path = " ".join(self.edge_path or [])
         return f"graph, {self.hops} hop(s) from {self.seed} [{path}], {self.verdict}; was #{self.dense_rank}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Answer:
     repo: str
     snapshot: str
-    method: str
+    method: Method
     k: int
     results: list[Result]
     seconds: dict[str, float] = field(default_factory=dict)
@@ -99,7 +127,9 @@ def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str], w
     return {row[0]: dict(zip(keys, row)) for row in rows}
 
 
-def ranked(store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: str) -> list[Result]:
+def ranked(
+    store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: Origin
+) -> list[Result]:
     """Number the (id, score) pairs of a first-stage ranking and fill in where each function is."""
     where = function_info(store, repo, snapshot, [node_id for node_id, _ in scored])
     return [located(Result(rank, node_id, round(score, 6), dense_rank=rank, origin=origin), where)

@@ -1,4 +1,5 @@
-// Is (repo, snapshot) indexed? No row when it was never started. stats is a JSON string; seq is null for a
+// Is (repo, snapshot) indexed? No row when it was never started. The columns are those of snapshots.cypher: stats is a JSON string; seq is null for a
 // snapshot written before versioning (legacy).
 MATCH (s:Snapshot {repo: $repo, snapshot: $snapshot})
-RETURN s.complete AS complete, s.rev AS rev, s.stats AS stats, s.seq AS seq
+RETURN s.repo AS repo, s.snapshot AS snapshot, s.rev AS rev, s.complete AS complete, s.seq AS seq, s.writer AS writer,
+       toString(s.indexed_at) AS indexed_at, s.stats AS stats

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import click
 from spider import cypher
 from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query
 from spider.indexer.settings import Settings
@@ -23,7 +23,7 @@ def parse_param(raw: str) -> tuple[str, Any]:
     """`k=v`: v is read as JSON when it parses (4, true, ["INVOKES"]), else kept as a string."""
     key, sep, value = raw.partition("=")
     if not sep or not key:
-        raise SpiderError(f"--param takes key=value, got {raw!r}")
+        raise InvalidInput(f"--param takes key=value, got {raw!r}")
     try:
         return key, json.loads(value)
     except (ValueError, RecursionError):  # not JSON, an integer of thousands of digits, nesting past the stack
@@ -75,11 +75,11 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise SpiderError(f"{query} is not UTF-8 text") from None
+            raise InvalidInput(f"{query} is not UTF-8 text") from None
     elif query in cypher.ANALYST:
         text = cypher.load(query)
     else:
-        raise SpiderError(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.ANALYST)})")
+        raise InvalidInput(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.ANALYST)})")
     values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
     if repo:
         values["repo"] = repo

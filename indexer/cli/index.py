@@ -9,9 +9,10 @@ from typing import Callable
 
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError
 from spider.indexer.graph import neo4j_local
-from spider.indexer.pipeline.index import IndexReport, default_repo_name, index_repository, is_indexed
+from spider.indexer.pipeline.index import default_repo_name, index_repository, is_indexed
+from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.settings import BROKER_ENV, Settings
 from spider.indexer.source.walk import open_commit
 from spider.indexer.terminal import printable
@@ -54,13 +55,12 @@ def print_summary(report: IndexReport) -> None:
     click.echo(line + f"; {report.other_files:,} files in languages not parsed")
     if report.incremental:
         i = report.incremental
-        click.echo(f"  incremental from {i['base'][:12]}: {_plural(i['files_changed'], 'file')} changed; "
-                   f"{i['files_reparsed']:,} read by the parser")
-    if report.versions and report.versions["head"]:
-        v = report.versions
-        click.echo(f"  written over {v['head'][:12]} as snapshot #{v['seq']}: {v['nodes_created']:,} node and "
-                   f"{v['relationships_created']:,} relationship versions created, {v['nodes_closed']:,} and "
-                   f"{v['relationships_closed']:,} ended")
+        click.echo(f"  incremental from {i.base[:12]}: {_plural(i.files_changed, 'file')} changed; "
+                   f"{i.files_reparsed:,} read by the parser")
+    if (v := report.versions) and v.head:
+        click.echo(f"  written over {v.head[:12]} as snapshot #{v.seq}: {v.nodes_created:,} node and "
+                   f"{v.relationships_created:,} relationship versions created, {v.nodes_closed:,} and "
+                   f"{v.relationships_closed:,} ended")
     if report.warnings:
         click.echo(f"  parsed with warnings: {_counts(report.warnings)}")
     click.echo(f"  nodes: {_counts(report.nodes) or 'none'}")
@@ -69,8 +69,8 @@ def print_summary(report: IndexReport) -> None:
         click.echo(f"  resolution of IMPORTS/INVOKES/INHERITS: {_counts(report.resolutions)}")
     if report.embedding:
         e = report.embedding
-        click.echo(f"  embeddings ({e['model']}, {e['dim']}-d): {e['embedded']:,} functions embedded, "
-                   f"{e['reused']:,} reused from earlier snapshots")
+        click.echo(f"  embeddings ({e.model}, {e.dim}-d): {e.embedded:,} functions embedded, "
+                   f"{e.reused:,} reused from earlier snapshots")
     else:
         click.echo("  embeddings: none (indexed with --no-embed)")
     stages = {k: v for k, v in report.seconds.items() if k != "total"}
@@ -117,10 +117,7 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
                                   model=model, full=full,
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
     if as_json:
-        click.echo(json.dumps({"repo": report.repo, "snapshot": report.snapshot, "rev": report.rev,
-                               "already_indexed": report.already_indexed, **report.stats(),
-                               "skipped_files": report.skipped_files, "warned_files": report.warned_files},
-                              indent=2))
+        click.echo(json.dumps(report.to_json(), indent=2))
     else:
         print_summary(report)
         if verbose:
@@ -134,7 +131,7 @@ def print_file_lists(report: IndexReport) -> None:
         return
     for heading, files in (("skipped files", [(f["path"], f["reason"]) for f in report.skipped_files]),
                            ("files parsed with warnings",
-                            [(f["path"], ", ".join(f["warnings"])) for f in report.warned_files])):
+                            [(f["path"], ", ".join(f["warnings"])) for f in report.warned_files or []])):
         if files:
             click.echo(f"  {heading}:")
             for path, why in files:
@@ -146,7 +143,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
     from spider.indexer.distributed import tasks  # Celery is only imported by the commands that use it
 
     if not Settings.from_env().celery.broker_url:
-        raise SpiderError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+        raise ConfigurationError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     if not no_embed:
         embedding.open_embedder(model)  # a missing model fails here, in one line, not later in a worker

@@ -6,7 +6,7 @@ import json
 
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput, NotFound
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.settings import Settings
 from spider.indexer.terminal import render_table
@@ -21,11 +21,11 @@ def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
     """Index jobs, newest first (or the job JOB_ID, a prefix is enough): state, stage, files parsed of total,
     errors."""
     if cancel and not job_id:
-        raise SpiderError("--cancel needs the JOB_ID to cancel")
+        raise InvalidInput("--cancel needs the JOB_ID to cancel")
     with neo4j_local.open_graph(Settings.from_env()) as store:
         rows = jobs.list_jobs(store, job_id)
         if job_id and not rows:
-            raise SpiderError(f"no job {job_id}")
+            raise NotFound(f"no job {job_id}")
         if cancel:
             jobs.cancel_job(store, rows[0]["id"])
             rows = jobs.list_jobs(store, rows[0]["id"])

@@ -7,8 +7,9 @@ import re
 
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
 from spider.indexer.settings import Settings
@@ -29,23 +30,23 @@ def snapshots_list(repo: str | None, as_json: bool) -> None:
     with neo4j_local.open_graph(Settings.from_env()) as store:
         rows = store.list_snapshots(repo)
     if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
+        click.echo(json.dumps([row.to_json() for row in rows], indent=2, default=str))
         return
     if not rows:
         click.echo("no snapshots" + (f" of {repo}" if repo else ""))
         return
     table = [
-        [r["repo"], r["snapshot"][:12], "" if r["seq"] is None else str(r["seq"]), r["rev"] or "", _state(r),
-         str(sum((r["stats"] or {}).get("nodes", {}).values())), r["indexed_at"] or ""]
+        [r.repo, r.snapshot[:12], "" if r.seq is None else str(r.seq), r.rev or "", _state(r), str(r.node_count),
+         r.indexed_at or ""]
         for r in rows
     ]
     click.echo(render_table(["repo", "snapshot", "#", "rev", "state", "nodes", "indexed_at"], table))
 
 
-def _state(row: dict) -> str:
-    if row["seq"] is None:
+def _state(row: Snapshot) -> str:
+    if not row.versioned:
         return "old format: index again"
-    return "complete" if row["complete"] else "INCOMPLETE"
+    return "complete" if row.complete else "INCOMPLETE"
 
 
 @snapshots.command("delete")
@@ -55,7 +56,7 @@ def _state(row: dict) -> str:
 def snapshots_delete(repo: str, snapshot: str) -> None:
     """Delete SNAPSHOT (a commit sha or a unique prefix of at least 4 hex digits) of REPO."""
     if not re.fullmatch(r"[0-9a-fA-F]{4,}", snapshot):  # '' would match every sha: never delete by a guess
-        raise SpiderError(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
+        raise InvalidInput(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
                           "(see `spider snapshots list`)")
     with neo4j_local.open_graph(Settings.from_env()) as store:
         sha = find_snapshot(store, repo, snapshot)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import ConfigurationError, InvalidInput
 from spider.indexer.settings import BROKER_ENV, QUEUES, Settings
 
 
@@ -23,10 +23,10 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     from spider.indexer.distributed import tasks
 
     if not Settings.from_env().celery.broker_url:
-        raise SpiderError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
+        raise ConfigurationError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     unknown = set(queues.split(",")) - set(QUEUES)
     if unknown:
-        raise SpiderError(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
+        raise InvalidInput(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
     args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name]
     tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))

@@ -24,7 +24,6 @@ from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import open_parse_cache
 from spider.indexer.parse.parse_file import outcome_from_dict, outcome_to_dict
 from spider.indexer.pipeline.index import (
-    IndexReport,
     batches,
     collect_outcomes,
     cyclic_gc_paused,
@@ -37,6 +36,7 @@ from spider.indexer.pipeline.index import (
     stored_functions,
     write_graph,
 )
+from spider.indexer.pipeline.report import IndexReport, VersionsWritten
 from spider.indexer.schema import Label
 from spider.indexer.settings import CelerySettings, Settings
 from spider.indexer.source.base_snapshot import base_at, choose_base
@@ -151,11 +151,11 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
         embedder = open_embedder(model)
         report = IndexReport(repo=repo, snapshot=sha, rev="")
         with open_vector_store(embedder.name, embedder.dim) as vectors:
-            created_only = head_is_embedded(store, repo, stats.get("versions"), embedder.name, vectors)
+            created_only = head_is_embedded(store, repo, VersionsWritten(**stats["versions"]), embedder.name, vectors)
             nodes = stored_functions(store, repo, sha, created_only)
             shared = stats["nodes"].get(Label.FUNCTION.value, 0) - len(nodes) if created_only else 0
-            embed_graph(store, report, nodes, embedder, shared=shared, vectors=vectors)
-        stats = {**stats, "embedding": report.embedding}
+            embedded = embed_graph(store, report, nodes, embedder, shared=shared, vectors=vectors)
+        stats = {**stats, "embedding": embedded.to_json()}
     store.complete_snapshot(repo, sha, stats)
     if job_id:
         jobs.set_stage(store, job_id, "done")

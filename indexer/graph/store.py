@@ -25,8 +25,10 @@ from spider.indexer.errors import (
     SnapshotConflict,
     SnapshotNotFound,
 )
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.facts import GraphNode
 from spider.indexer.settings import Neo4jSettings
+from spider.indexer.vectors.embed_stats import EmbedStats
 
 BATCH = 2000
 _SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")
@@ -99,18 +101,20 @@ class GraphStore:
         present = {r["name"] for r in self._run("SHOW CONSTRAINTS YIELD name RETURN name")}
         present |= {r["name"] for r in self._run("SHOW INDEXES YIELD name RETURN name")}
         for statement in cypher.statements(cypher.load("schema")):
-            action, name = _SCHEMA_STATEMENT.match(statement).groups()
+            action, name = _SCHEMA_STATEMENT.match(statement).groups()  # type: ignore[union-attr]  # all CREATE/DROP
             if (action == "CREATE") != (name in present):
                 self._run(statement)
 
     # snapshots ------------------------------------------------------------------
-    def snapshot_state(self, repo: str, snapshot: str) -> dict | None:
+    def snapshot_state(self, repo: str, snapshot: str) -> Snapshot | None:
+        """The snapshot, complete or not; None when no run started it."""
         rows = self._run(cypher.load("snapshot_state"), repo=repo, snapshot=snapshot)
-        if not rows:
-            return None
-        row = rows[0]
-        row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
-        return row
+        return Snapshot.from_row(rows[0]) if rows else None
+
+    def snapshot_embedding(self, repo: str, snapshot: str) -> EmbedStats | None:
+        """Which model embedded the snapshot, into which vector stores (None: not indexed, or with --no-embed)."""
+        state = self.snapshot_state(repo, snapshot)
+        return state.embedding if state else None
 
     def begin_snapshot(self, repo: str, snapshot: str, rev: str) -> None:
         self._run(cypher.load("snapshot_begin"), repo=repo, snapshot=snapshot, rev=rev)
@@ -128,15 +132,13 @@ class GraphStore:
             raise SnapshotConflict(f"snapshot {snapshot[:12]} of {repo} was written again by another run while this one "
                                    "indexed it: that run completes it")
 
-    def list_snapshots(self, repo: str | None = None) -> list[dict]:
-        rows = self._run(cypher.load("snapshots"), repo=repo)
-        for row in rows:
-            row["stats"] = json.loads(row["stats"]) if row.get("stats") else None
-        return rows
+    def list_snapshots(self, repo: str | None = None) -> list[Snapshot]:
+        """Every snapshot of `repo` (None: of every repository), by repository, newest first."""
+        return [Snapshot.from_row(row) for row in self._run(cypher.load("snapshots"), repo=repo)]
 
     def only_repository(self) -> str:
         """The repository to use when none is named: the only one with a complete snapshot."""
-        repos = sorted({s["repo"] for s in self.list_snapshots() if s["complete"]})
+        repos = sorted({s.repo for s in self.list_snapshots() if s.complete})
         if len(repos) != 1:
             hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
             raise InvalidInput(f"name a repository with --repo NAME ({hint})")
@@ -146,25 +148,25 @@ class GraphStore:
         """The complete snapshot of `repo` a user means: `rev` as a sha (prefix) or as the revision name it was
         indexed with (`main`, `v2.1`), newest first; without `rev` the newest complete snapshot."""
         rows = self.list_snapshots(repo)
-        complete = [r for r in rows if r["complete"] and r["seq"] is not None]
-        if rows and not complete and any(r["seq"] is None for r in rows):
+        complete = [r for r in rows if r.complete and r.versioned]
+        if rows and not complete and any(not r.versioned for r in rows):
             raise SnapshotNotFound(f"{repo} was indexed by an older spider whose graph this one cannot read: index it "
                                    "again (`spider snapshots delete` removes the old snapshots)")
         if not rows:
-            indexed = sorted({r["repo"] for r in self.list_snapshots()})
+            indexed = sorted({r.repo for r in self.list_snapshots()})
             hint = f"indexed: {', '.join(indexed)}" if indexed else "nothing is indexed yet: run `spider index PATH`"
             raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({hint})")
         if not complete:
             raise SnapshotNotFound(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
         if rev is None:
-            return complete[0]["snapshot"]
-        by_sha = [r["snapshot"] for r in complete if len(rev) >= 4 and r["snapshot"].startswith(rev)]
+            return complete[0].snapshot
+        by_sha = [r.snapshot for r in complete if len(rev) >= 4 and r.snapshot.startswith(rev)]
         if len(by_sha) > 1:
             raise InvalidInput(f"{rev!r} matches {len(by_sha)} snapshots of {repo}: give more of the sha")
-        by_name = [r["snapshot"] for r in complete if r["rev"] == rev]  # newest first
+        by_name = [r.snapshot for r in complete if r.rev == rev]  # newest first
         if by_sha or by_name:
             return (by_sha or by_name)[0]
-        known = ", ".join(f"{r['snapshot'][:12]} ({r['rev']})" for r in complete[:5])
+        known = ", ".join(f"{r.snapshot[:12]} ({r.rev})" for r in complete[:5])
         raise SnapshotNotFound(f"no complete snapshot of {repo} matches {rev!r} (indexed: {known})")
 
     def function_texts(self, repo: str, snapshot: str) -> tuple[list[str], list[str]]:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 
 from neo4j.exceptions import ConstraintError
 from spider import cypher
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import BATCH, GraphStore, chunks, node_props, templated
 from spider.indexer.graph.version_diff import EdgeKey, GraphDigest, VersionDiff, node_digest
 from spider.indexer.parse.facts import GraphNode
@@ -45,17 +46,17 @@ class RepositoryWriter:
     repo: str
     head: int  # NOTHING when the repository has no graph yet
 
-    def snapshots(self) -> list[dict]:
+    def snapshots(self) -> list[Snapshot]:
         """Every snapshot of the repository written with versions (complete or not), by number."""
         return _versioned(self.store.list_snapshots(self.repo))
 
     def discard_unfinished(self) -> None:
         """Undo what writers that died left: snapshots numbered above the head and their versions."""
-        unfinished = [r for r in self.snapshots() if r["seq"] > self.head]
+        unfinished = [r for r in self.snapshots() if r.seq is not None and r.seq > self.head]
         if unfinished:
             self._truncate(self.head)
             for row in unfinished:
-                self.store.run_named("snapshot_delete_marker", repo=self.repo, snapshot=row["snapshot"])
+                self.store.run_named("snapshot_delete_marker", repo=self.repo, snapshot=row.snapshot)
 
     def delete(self, snapshot: str) -> int:
         """Remove a snapshot and what is cached of it: the head is truncated to the snapshot before it; another
@@ -65,14 +66,14 @@ class RepositoryWriter:
         with suppress(OSError):  # the repository's cache folder, once it holds no snapshot's
             cache.parent.rmdir()
         rows = self.store.list_snapshots(self.repo)
-        row = next((r for r in rows if r["snapshot"] == snapshot), None)
+        row = next((r for r in rows if r.snapshot == snapshot), None)
         if row is None:
             return 0
-        if row["seq"] is None:
+        if row.seq is None:
             deleted = self._delete_legacy(snapshot)
         else:
-            seq = row["seq"]
-            numbers = [r["seq"] for r in _versioned(rows) if r["seq"] != seq]
+            seq = row.seq
+            numbers = [r.seq for r in rows if r.seq is not None and r.seq != seq]
             before = max((n for n in numbers if n < seq), default=NOTHING)
             if seq == self.head:
                 deleted = self._truncate(before)
@@ -142,9 +143,9 @@ class RepositoryWriter:
         return deleted
 
 
-def _versioned(rows: list[dict]) -> list[dict]:
+def _versioned(rows: list[Snapshot]) -> list[Snapshot]:
     """The snapshots of `rows` written with versions, by number."""
-    return sorted((r for r in rows if r["seq"] is not None), key=lambda r: r["seq"])
+    return sorted((r for r in rows if r.versioned), key=lambda r: r.seq or NOTHING)
 
 
 def _by_label(ids: list[str], labels: dict[str, Label]) -> Iterator[tuple[Label, list[str]]]:
@@ -196,23 +197,24 @@ def hold_repository(store: GraphStore, repo: str) -> Iterator[RepositoryWriter]:
                 tx.close()
 
 
-def cached_digest(store: GraphStore, repo: str, snapshot: dict | None) -> GraphDigest:
+def cached_digest(store: GraphStore, repo: str, snapshot: Snapshot | None) -> GraphDigest:
     """The digest of a versioned snapshot (a row of `GraphStore.list_snapshots`; None: the empty graph), from its
     cache when that describes the snapshot's write, else read from Neo4j without the code."""
     if snapshot is None:
         return GraphDigest()
-    path = snapshot_cache_dir(repo, snapshot["snapshot"]) / DIGEST_FILE
-    digest = GraphDigest.load(path, snapshot["writer"])
+    path = snapshot_cache_dir(repo, snapshot.snapshot) / DIGEST_FILE
+    writer = snapshot.writer or ""  # every versioned write records its token
+    digest = GraphDigest.load(path, writer)
     if digest is not None:
         return digest
     digest = GraphDigest()
-    for row in store.run_named("snapshot_digest_nodes", repo=repo, snapshot=snapshot["snapshot"]):
+    for row in store.run_named("snapshot_digest_nodes", repo=repo, snapshot=snapshot.snapshot):
         digest.nodes[row["id"]] = node_digest(row["label"], row["name"], row["path"], row["language"], row["kind"],
                                               row["start_line"], row["end_line"], row["content_hash"])
         digest.labels[row["id"]] = Label(row["label"])
-    for row in store.run_named("snapshot_edges", repo=repo, snapshot=snapshot["snapshot"]):
+    for row in store.run_named("snapshot_edges", repo=repo, snapshot=snapshot.snapshot):
         digest.edges[(row["src"], row["type"], row["dst"])] = row["props"].get("resolution")
-    digest.save(path, snapshot["writer"])
+    digest.save(path, writer)
     return digest
 
 

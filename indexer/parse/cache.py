@@ -67,8 +67,8 @@ def _graph_format() -> str:
             sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
     grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
     written = hashlib.sha256(grammars.encode())
-    for name, source in sorted(sources.items()):
-        written.update(name.encode() + b"\0" + source + b"\0")
+    for name, content in sorted(sources.items()):
+        written.update(name.encode() + b"\0" + content + b"\0")
     kept = spider_home() / "graph-format.json"
     try:
         known = json.loads(kept.read_text())
@@ -129,7 +129,9 @@ def without_code(outcome: ParseOutcome) -> ParseOutcome:
     if outcome.facts is None:
         return dataclasses.replace(outcome, code=None)
     entities = [dataclasses.replace(e, code="") for e in outcome.facts.entities]
-    facts = dataclasses.replace(outcome.facts, entities=entities, references=LazyReferences.of(outcome.facts.references))
+    references = LazyReferences.of(outcome.facts.references)
+    facts = dataclasses.replace(outcome.facts, entities=entities,
+                                references=references)  # type: ignore[arg-type]  # a Sequence standing in for the list
     return dataclasses.replace(outcome, code=None, facts=facts)
 
 
@@ -165,17 +167,23 @@ class ParseCache:
             self.run = int(self._meta("runs") or 0) + 1  # this cache's use counter: the `used` of what it touches
             self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('runs', ?)", (str(self.run),))
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, for the methods only an open cache reaches."""
+        assert self.connection is not None
+        return self.connection
+
     def _meta(self, key: str) -> str | None:
-        row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def _forget_other_formats(self) -> None:
         """Results of another graph format are never read again: drop them when the format changes."""
         if self._meta("graph_format") != GRAPH_FORMAT:
-            with self.connection:
-                self.connection.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
+            with self._db:
+                self._db.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
                                         (len(GRAPH_FORMAT) + 1, f"{GRAPH_FORMAT}:"))
-                self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (GRAPH_FORMAT,))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (GRAPH_FORMAT,))
 
     def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
         """What is cached of the given (path, blob) pairs, by path; misses are absent. A cache that fails (locked
@@ -193,7 +201,7 @@ class ParseCache:
         found: dict[str, CachedParse] = {}
         for start in range(0, len(keys), _KEYS_PER_QUERY):
             chunk = keys[start : start + _KEYS_PER_QUERY]
-            rows = self.connection.execute(
+            rows = self._db.execute(
                 f"SELECT key, outcome FROM parses WHERE key IN ({','.join('?' * len(chunk))})", chunk
             )
             for key, blob in rows:
@@ -204,10 +212,10 @@ class ParseCache:
                 if isinstance(cached, CachedParse):
                     found[wanted[key]] = cached
         hits = [key for key, path in wanted.items() if path in found]
-        with self.connection:
+        with self._db:
             for start in range(0, len(hits), _KEYS_PER_QUERY):
                 chunk = hits[start : start + _KEYS_PER_QUERY]
-                self.connection.execute(f"UPDATE parses SET used = ? WHERE key IN ({','.join('?' * len(chunk))})",
+                self._db.execute(f"UPDATE parses SET used = ? WHERE key IN ({','.join('?' * len(chunk))})",
                                         [self.run, *chunk])
         return found
 
@@ -225,24 +233,24 @@ class ParseCache:
         rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
                  self.run) for blob, o in outcomes if o.skipped != UNREADABLE_BLOB]
         if rows:
-            with self.connection:
-                self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)", rows)
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)", rows)
                 self._evict()
 
     def _evict(self) -> None:
         """Past `max_bytes` of pages in use (O(1) to read), drop the results used longest ago until a tenth of the
         bound is free."""
-        page_size, pages, free = (self.connection.execute(f"PRAGMA {p}").fetchone()[0]
+        page_size, pages, free = (self._db.execute(f"PRAGMA {p}").fetchone()[0]
                                   for p in ("page_size", "page_count", "freelist_count"))
         excess = (pages - free) * page_size - self.max_bytes * 9 // 10
         if excess <= self.max_bytes // 10:
             return
         freed, count = 0, 0
-        for (size,) in self.connection.execute("SELECT length(key) + length(outcome) FROM parses ORDER BY used, rowid"):
+        for (size,) in self._db.execute("SELECT length(key) + length(outcome) FROM parses ORDER BY used, rowid"):
             freed, count = freed + size, count + 1
             if freed >= excess:
                 break
-        self.connection.execute("DELETE FROM parses WHERE rowid IN "
+        self._db.execute("DELETE FROM parses WHERE rowid IN "
                                 "(SELECT rowid FROM parses ORDER BY used, rowid LIMIT ?)", (count,))
 
     def close(self) -> None:

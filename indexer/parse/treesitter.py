@@ -35,7 +35,7 @@ def parse(grammar: str, source: bytes) -> tree_sitter.Tree:
 
 
 def text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    return node.text.decode("utf-8", "replace") if node is not None else ""  # type: ignore[union-attr]  # parsed
 
 
 def first_line(node: Node) -> int:
@@ -62,7 +62,7 @@ def descendants(root: Node) -> Iterator[Node]:
     """Pre-order walk without recursion (deeply nested code must not exhaust Python's stack)."""
     cursor = root.walk()
     while True:
-        yield cursor.node
+        yield cursor.node  # type: ignore[misc]  # never None on a parsed tree
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():

@@ -3,8 +3,9 @@ with them go the vectors that no snapshot left in the graph uses."""
 
 from __future__ import annotations
 
-from spider.indexer.errors import SpiderError
+from spider.indexer.errors import InvalidInput, SnapshotNotFound
 from spider.indexer.graph import versions as graph_versions
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.vectors.store import open_vector_store
 
@@ -12,22 +13,22 @@ from spider.indexer.vectors.store import open_vector_store
 def find_snapshot(store: GraphStore, repo: str, prefix: str) -> str:
     """The sha of the one snapshot of `repo`, complete or not, that starts with `prefix` (any case); more than one
     is an error, not a choice: a delete must never go by a guess."""
-    matches = [r["snapshot"] for r in store.list_snapshots(repo) if r["snapshot"].startswith(prefix.lower())]
+    matches = [r.snapshot for r in store.list_snapshots(repo) if r.snapshot.startswith(prefix.lower())]
     if not matches:
-        raise SpiderError(f"no snapshot {prefix!r} of repository {repo!r} (see `spider snapshots list`)")
+        raise SnapshotNotFound(f"no snapshot {prefix!r} of repository {repo!r} (see `spider snapshots list`)")
     if len(matches) > 1:
-        raise SpiderError(f"{prefix!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
+        raise InvalidInput(f"{prefix!r} matches {len(matches)} snapshots of {repo}: give more of the sha")
     return matches[0]
 
 
 def snapshots_to_prune(store: GraphStore, keep: int, repo: str | None = None) -> list[tuple[str, str]]:
     """(repo, sha) of each complete snapshot past the `keep` most recently indexed of its repository (of `repo`
     only, if given). Incomplete snapshots are being written: they are neither kept nor chosen."""
-    by_repo: dict[str, list[dict]] = {}
+    by_repo: dict[str, list[Snapshot]] = {}
     for row in store.list_snapshots(repo):  # newest first within a repository
-        if row["complete"]:
-            by_repo.setdefault(row["repo"], []).append(row)
-    return [(name, row["snapshot"]) for name, rows in by_repo.items() for row in rows[keep:]]
+        if row.complete:
+            by_repo.setdefault(row.repo, []).append(row)
+    return [(name, row.snapshot) for name, rows in by_repo.items() for row in rows[keep:]]
 
 
 def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
@@ -37,10 +38,10 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, i
     than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
     functions into the graph before it looks for their vectors, so between reading which vectors are used and
     deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
-    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
+    embedding = store.snapshot_embedding(repo, snapshot)
     if not embedding:
         return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding["model"], embedding["dim"]) as vectors, \
+    with open_vector_store(embedding.model, embedding.dim) as vectors, \
             graph_versions.hold_repository(store, repo) as writer:
         deleted = writer.delete(snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))

@@ -22,19 +22,21 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import replace
 from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Protocol
 
 from spider.indexer.errors import SnapshotConflict
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
 from spider.indexer.parse.cache import GRAPH_FORMAT, open_parse_cache
 from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode
 from spider.indexer.parse.parse_file import UNREADABLE_BLOB, ParseOutcome, parse_file
+from spider.indexer.pipeline.report import IncrementalRun, IndexReport, VersionsWritten
 from spider.indexer.resolve.codegraph import CodeGraph, build_graph, keeps_file
 from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from spider.indexer.schema import Label
@@ -42,6 +44,7 @@ from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.source.base_snapshot import BaseSnapshot, choose_base
 from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
+from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background
 from spider.indexer.vectors.store import VectorStore, collection_name, open_vector_store
 
@@ -72,40 +75,6 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass
-class IndexReport:
-    repo: str
-    snapshot: str
-    rev: str
-    already_indexed: bool = False
-    files_parsed: int = 0
-    other_files: int = 0
-    skipped: Counter = field(default_factory=Counter)
-    warnings: Counter = field(default_factory=Counter)
-    nodes: Counter = field(default_factory=Counter)
-    relationships: Counter = field(default_factory=Counter)
-    resolutions: Counter = field(default_factory=Counter)
-    embedding: dict | None = None  # EmbedStats.to_json(); None when indexed with --no-embed
-    seconds: dict = field(default_factory=dict)
-    incremental: dict | None = None  # {base, files_changed, files_reparsed}; None: every file parsed
-    versions: dict | None = None  # {seq, writer, head, nodes_closed, nodes_created, relationships_closed, ...}
-    resolution: dict | None = None  # ResolutionRun.to_json(): how many files were resolved again
-    # Per file, not kept with the snapshot (tens of thousands of vendored files): None when already indexed
-    skipped_files: list[dict] | None = None  # [{path, reason}] of the files counted in `skipped`
-    warned_files: list[dict] | None = None  # [{path, warnings}] of the files counted in `warnings`
-
-    def stats(self) -> dict:
-        """What is stored on the Snapshot node (JSON)."""
-        return {
-            "files_parsed": self.files_parsed, "other_files": self.other_files,
-            "skipped": dict(self.skipped), "warnings": dict(self.warnings),
-            "nodes": dict(self.nodes), "relationships": dict(self.relationships),
-            "resolutions": dict(self.resolutions), "embedding": self.embedding, "seconds": self.seconds,
-            "incremental": self.incremental, "versions": self.versions, "resolution": self.resolution,
-            "graph_format": GRAPH_FORMAT,
-        }
-
-
 def default_repo_name(commit: Commit) -> str:
     """`owner/name` of the origin remote when there is one, else the repository's directory name."""
     origin = subprocess.run(
@@ -122,7 +91,7 @@ def default_repo_name(commit: Commit) -> str:
 def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
-    return [parse_file(f.path, blobs[f.blob]) if blobs[f.blob] is not None
+    return [parse_file(f.path, data) if (data := blobs[f.blob]) is not None
             else ParseOutcome(f.path, skipped=UNREADABLE_BLOB) for f in files]
 
 
@@ -168,8 +137,7 @@ def collect_outcomes(
         fresh = parse_all(commit, todo, progress)
         cache.put_many(zip((f.blob for f in todo), fresh))
     if base is not None:
-        report.incremental = {"base": base.snapshot, "files_changed": base.changed_count(files),
-                              "files_reparsed": len(files) - len(cached)}
+        report.incremental = IncrementalRun(base.snapshot, base.changed_count(files), len(files) - len(cached))
     by_path = {**{path: c.outcome for path, c in cached.items()}, **parsed, **{o.path: o for o in fresh}}
     return [by_path[f.path] for f in files], {path: c.function_hashes for path, c in cached.items()}
 
@@ -177,7 +145,7 @@ def collect_outcomes(
 def graph_of(
     report: IndexReport, selection: FileSelection, outcomes: list[ParseOutcome],
     copied: dict[str, dict[str, str]] | None = None, earlier: ResolutionState | None = None,
-) -> tuple[CodeGraph, ResolutionState]:
+) -> tuple[CodeGraph, ResolutionState | None]:
     """Build the snapshot's graph from parse outcomes (see `build_graph` for `copied`), resolving from the base
     snapshot's resolution `earlier` when there is one, and fill the report's file and node counts. Also returns
     the resolution to keep with the snapshot."""
@@ -187,7 +155,7 @@ def graph_of(
     facts, code = {}, {}
     for outcome in outcomes:
         if outcome.facts is None:
-            skipped_files.append((outcome.path, outcome.skipped))
+            skipped_files.append((outcome.path, outcome.skipped))  # type: ignore[arg-type]  # set without facts
             continue
         if not keeps_file(outcome.facts):
             skipped_files.append((outcome.path, "no classes, functions or imports"))
@@ -209,7 +177,7 @@ def graph_of(
         runs.append(run)
         return edges
 
-    graph = build_graph(facts, report.repo, code, copied, resolve)
+    graph = build_graph(facts, report.repo, code, copied, resolve)  # type: ignore[arg-type]  # code: set with facts
     report.resolution = runs[0].to_json()
     report.nodes = _counts(graph.labels.values())
     report.relationships = _counts(map(attrgetter("type"), graph.edges))
@@ -240,15 +208,15 @@ def write_graph(
     repo = report.repo
     with hold_repository(store, repo) as writer:
         writer.delete(report.snapshot)  # what a crashed or forced earlier run left, if any
-        written = {row["snapshot"]: row for row in writer.snapshots()}
-        head_row = next((row for row in written.values() if row["seq"] == writer.head), None)
+        written = {row.snapshot: row for row in writer.snapshots()}
+        head_row = next((row for row in written.values() if row.seq == writer.head), None)
         head = cached_digest(store, repo, head_row)
         base_digest = None
         if graph.copied:
             if base not in written:  # deleted or pruned meanwhile
                 raise SnapshotConflict(f"the base snapshot {str(base)[:12]} of this incremental run is gone: run again "
                                        "(or with --full)")
-            base_digest = head if head_row and head_row["snapshot"] == base else cached_digest(store, repo, written[base])
+            base_digest = head if head_row and head_row.snapshot == base else cached_digest(store, repo, written[base])
         new = digest_of(graph, base_digest)
         diff = version_diff(head, new)
         nodes = {node.id: node for node in graph.nodes}
@@ -259,21 +227,22 @@ def write_graph(
         new.save(snapshot_cache_dir(repo, report.snapshot) / DIGEST_FILE, token)
         if resolution is not None:
             resolution.save(snapshot_cache_dir(repo, report.snapshot) / STATE_FILE)
-    report.versions = {"seq": seq, "writer": token, "head": head_row["snapshot"] if head_row else None,
-                       "nodes_closed": len(diff.close_nodes), "nodes_created": len(diff.create_nodes),
-                       "relationships_closed": len(diff.close_edges),
-                       "relationships_created": len(diff.create_edges)}
+    report.versions = VersionsWritten(seq, token, head_row.snapshot if head_row else None,
+                                      nodes_closed=len(diff.close_nodes), nodes_created=len(diff.create_nodes),
+                                      relationships_closed=len(diff.close_edges),
+                                      relationships_created=len(diff.create_edges))
     return [nodes[node_id] for node_id in diff.create_nodes if new.labels[node_id] == Label.FUNCTION]
 
 
-def head_is_embedded(store: GraphStore, repo: str, versions: dict | None, model: str, vectors: VectorStore) -> bool:
+def head_is_embedded(store: GraphStore, repo: str, versions: VersionsWritten | None, model: str,
+                     vectors: VectorStore) -> bool:
     """Whether the head a snapshot was written over (`IndexReport.versions`) is complete with vectors of `model`
     in `vectors` (not only in another store: another machine's, a deleted one): then every function the snapshot
     shares with it has one there."""
-    head = (versions or {}).get("head")
+    head = versions.head if versions else None
     state = store.snapshot_state(repo, head) if head else None
-    embedding = ((state or {}).get("stats") or {}).get("embedding") if state and state["complete"] else None
-    return bool(embedding) and embedding["model"] == model and recorded_here(embedding, vectors)
+    embedding = state.embedding if state and state.complete else None
+    return embedding is not None and embedding.model == model and recorded_here(embedding, vectors)
 
 
 def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: bool = False) -> list[GraphNode]:
@@ -287,17 +256,17 @@ def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: 
 def embed_graph(
     store: GraphStore, report: IndexReport, functions: list[GraphNode], embedder: Embedder,
     progress: Progress = no_progress, shared: int = 0, vectors: VectorStore | None = None,
-) -> None:
+) -> EmbedStats:
     """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head) into `vectors`,
-    or the store opened here. Functions of copied files have no code here: it is read back from the graph only if
-    they have no vector yet."""
+    or the store opened here, and record what it did on the report. Functions of copied files have no code here:
+    it is read back from the graph only if they have no vector yet."""
 
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
     with nullcontext(vectors) if vectors is not None else open_vector_store(embedder.name, embedder.dim) as held:
-        stats = embed_snapshot(report.repo, functions, embedder, held, progress, code_of, shared)
-    report.embedding = stats.to_json()
+        report.embedding = embed_snapshot(report.repo, functions, embedder, held, progress, code_of, shared)
+    return report.embedding
 
 
 def functions_to_embed(
@@ -311,12 +280,11 @@ def functions_to_embed(
     return every, 0
 
 
-def is_indexed(state: dict | None, embed: bool) -> bool:
+def is_indexed(state: Snapshot | None, embed: bool) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write: a
     snapshot indexed with --no-embed is indexed again when vectors are wanted, and one written before versioning
     (no `seq`) is indexed again."""
-    return bool(state and state["complete"] and state["seq"] is not None
-                and (not embed or (state["stats"] or {}).get("embedding")))
+    return bool(state and state.complete and state.versioned and (not embed or state.embedding))
 
 
 def recall_indexed(
@@ -328,37 +296,37 @@ def recall_indexed(
     from the graph: what the store lacks (the snapshot was embedded into another one) is embedded, and reported
     so, and the store is recorded on the snapshot."""
     state = store.snapshot_state(report.repo, report.snapshot)
-    if not is_indexed(state, embed):
+    if state is None or not is_indexed(state, embed):
         return None
     started = time.perf_counter()
-    stats = state["stats"] or {}
+    stats = state.stats or {}
     recalled = IndexReport(report.repo, report.snapshot, report.rev, already_indexed=True,
                            files_parsed=stats.get("files_parsed", 0), other_files=stats.get("other_files", 0),
-                           embedding=stats.get("embedding"))
+                           embedding=state.embedding)
     for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
         getattr(recalled, key).update(stats.get(key, {}))
-    if not embed:
+    embedding = state.embedding
+    if not embed or embedding is None:
         return recalled
-    embedding = stats["embedding"]
-    collection = collection_name(embedding["model"], embedding["dim"])
-    held = vectors is not None and vectors.collection == collection
-    with nullcontext(vectors) if held else open_vector_store(embedding["model"], embedding["dim"]) as here:
+    collection = collection_name(embedding.model, embedding.dim)
+    held = vectors if vectors is not None and vectors.collection == collection else None
+    with nullcontext(held) if held is not None else open_vector_store(embedding.model, embedding.dim) as here:
         hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
                                                                  snapshot=report.snapshot)]
         here_before = recorded_here(embedding, here)
         if here.holds_all(report.repo, hashes, thorough=not here_before):
             if here_before:
                 return recalled
-            recalled.embedding = {**embedding, "stores": [*embedding.get("stores", []), here.store_id]}
+            recalled.embedding = replace(embedding, stores=(*(embedding.stores or ()), here.store_id))
         else:
             functions = stored_functions(store, report.repo, report.snapshot)
-            embed_graph(store, recalled, functions, open_embedder(embedding["model"]), progress, vectors=here)
-            recalled.embedding["stores"] = [*(s for s in embedding.get("stores", []) if s != here.store_id),
-                                            here.store_id]
+            embedded = embed_graph(store, recalled, functions, open_embedder(embedding.model), progress, vectors=here)
+            recalled.embedding = replace(embedded, stores=(
+                *(s for s in embedding.stores or () if s != here.store_id), here.store_id))
             recalled.already_indexed = False
             recalled.seconds["total"] = round(time.perf_counter() - started, 3)
         store.run_named("snapshot_embedding", repo=report.repo, snapshot=report.snapshot,
-                        stats=json.dumps({**stats, "embedding": recalled.embedding}))
+                        stats=json.dumps({**stats, "embedding": recalled.embedding.to_json()}))
     return recalled
 
 
@@ -408,6 +376,7 @@ def index_repository(
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
             report.seconds["write"] = round(time.perf_counter() - t, 3)
             if embedder is not None:
+                assert vectors is not None  # opened with the embedder, above
                 t = time.perf_counter()
                 functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
                 embed_graph(store, report, functions, embedder, progress, shared, vectors)

@@ -50,9 +50,8 @@ def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[Source
     indexed in full)."""
     best: tuple[int, BaseSnapshot] | None = None
     eligible = [
-        row["snapshot"] for row in store.list_snapshots(repo)
-        if row["complete"] and row["seq"] is not None and row["snapshot"] != commit.sha
-        and (row["stats"] or {}).get("graph_format") == GRAPH_FORMAT
+        row.snapshot for row in store.list_snapshots(repo)
+        if row.complete and row.versioned and row.snapshot != commit.sha and row.graph_format == GRAPH_FORMAT
     ]
     parents = [sha for sha in parents_of(commit) if sha in eligible]
     for sha in parents or eligible[:CANDIDATES]:  # a parent indexed: the usual case, and close enough

@@ -100,13 +100,14 @@ def materialise(spec: RepoSpec) -> Path:
         if spec.path.startswith("-"):
             raise InvalidInput(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
-    check_url(spec.url or "")
+    url = spec.url or ""
+    check_url(url)
     mirror = Settings.from_env().caches.repo_cache_dir() / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:
         mirror.parent.mkdir(parents=True, exist_ok=True)
-        command = ["git", "clone", "--mirror", "--quiet", "--", spec.url, str(mirror)]
+        command = ["git", "clone", "--mirror", "--quiet", "--", url, str(mirror)]
     # GIT_ALLOW_PROTOCOL overrides any protocol.allow of the user's config, for redirects and submodules too
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": ":".join(_ALLOWED_PROTOCOLS)}
     done = subprocess.run(command, capture_output=True, text=True, env=env)

@@ -199,12 +199,13 @@ def _cat_file_batch(git_dir: Path, wanted: list[str]) -> Generator[tuple[str, by
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     ) as proc:
         assert proc.stdin and proc.stdout
+        stdin = proc.stdin
         requests = "".join(f"{b}\n" for b in wanted).encode()
 
         def feed() -> None:
             try:
-                proc.stdin.write(requests)
-                proc.stdin.close()
+                stdin.write(requests)
+                stdin.close()
             except (BrokenPipeError, ValueError):  # git exited, or the reader stopped early and closed the pipes
                 pass
 

@@ -10,38 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from spider.indexer.parse.facts import GraphNode
 from spider.indexer.schema import Label
+from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder, function_text
 from spider.indexer.vectors.store import VectorStore
 
 CHUNK = 512  # texts embedded and inserted together
 
 
-@dataclass
-class EmbedStats:
-    model: str
-    dim: int
-    functions: int = 0
-    embedded: int = 0
-    reused: int = 0
-    seconds: float = 0.0
-    index_seconds: float = 0.0
-    stores: list[str] = dataclasses.field(default_factory=list)  # `VectorStore.store_id`s holding every vector
-
-    def to_json(self) -> dict:
-        return {"model": self.model, "dim": self.dim, "functions": self.functions, "embedded": self.embedded,
-                "reused": self.reused, "seconds": round(self.seconds, 3),
-                "index_seconds": round(self.index_seconds, 3), "stores": self.stores}
-
-
-def recorded_here(embedding: dict | None, vectors: VectorStore) -> bool:
-    """Whether a snapshot's `embedding` (its EmbedStats.to_json()) records `vectors` as holding its vectors. One
-    embedded before stores were recorded counts as embedded here, as spider assumed then."""
-    return vectors.store_id in (embedding or {}).get("stores", [vectors.store_id])
+def recorded_here(embedding: EmbedStats | None, vectors: VectorStore) -> bool:
+    """Whether a snapshot's `embedding` records `vectors` as holding its vectors (None: nothing says otherwise)."""
+    return embedding is None or embedding.recorded_in(vectors.store_id)
 
 
 def embed_snapshot(
@@ -57,9 +39,7 @@ def embed_snapshot(
     `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
     started = time.perf_counter()
     functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
-    stats = EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, stores=[vectors.store_id])
-    missing = vectors.missing(repo, list(functions))
-    stats.reused = len(functions) + shared - len(missing)
+    missing = vectors.missing(repo, list(functions))  # type: ignore[arg-type]  # every Function has a content hash
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
     todo = [functions[h] for h in missing]
     codeless = [n.id for n in todo if n.code is None]
@@ -72,16 +52,16 @@ def embed_snapshot(
         chunk = todo[start : start + CHUNK]
         texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in chunk]
         embedded = embedder.embed_documents(texts, progress=advance)
-        vectors.insert(repo, [
-            (n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
-            for n, vector in zip(chunk, embedded)
-        ])
-        stats.embedded += len(chunk)
+        points = [(n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
+                  for n, vector in zip(chunk, embedded)]
+        vectors.insert(repo, points)  # type: ignore[arg-type]  # every Function has a content hash
+    index_seconds = 0.0
     if todo:
         indexed = progress("indexing vectors", 1)
         index_started = time.perf_counter()
         vectors.build_index()
-        stats.index_seconds = time.perf_counter() - index_started
+        index_seconds = time.perf_counter() - index_started
         indexed(1)
-    stats.seconds = time.perf_counter() - started
-    return stats
+    return EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, embedded=len(todo),
+                      reused=len(functions) + shared - len(missing), seconds=round(time.perf_counter() - started, 3),
+                      index_seconds=round(index_seconds, 3), stores=(vectors.store_id,))

@@ -195,6 +195,7 @@ def prepare_default_model(force: bool = False) -> ModelSpec:
     """Build all-MiniLM-L6-v2 into SPIDER_HOME/models/all-MiniLM-L6-v2 and register it. Idempotent: a present,
     verified build (build_info.json, model.onnx sha256) is kept, and then the weights package is not needed."""
     spec = default_spec()
+    assert spec.dir is not None  # the default model is always built under SPIDER_HOME
     if force or not model_build.is_built(spec.dir):
         model_build.build_minilm(spec.dir)
     if load_registry().get(DEFAULT_MODEL) != spec:
@@ -232,10 +233,11 @@ def resolve_spec(name: str | None = None) -> ModelSpec:
     that prepares it."""
     name = name or Settings.from_env().embed_model or DEFAULT_MODEL
     if name == DEFAULT_MODEL:  # always under this SPIDER_HOME, whatever an old registry entry says
-        spec = default_spec()
-        if not model_build.is_built(spec.dir, check_hash=False):
+        default = default_spec()
+        assert default.dir is not None  # the default model is always built under SPIDER_HOME
+        if not model_build.is_built(default.dir, check_hash=False):
             return prepare_default_model()  # ~1 s, offline; a one-line error if its weights are not installed
-        return spec
+        return default
     spec = load_registry().get(name)
     if spec is None:
         known = _fastembed_models().get(name.lower())
@@ -316,11 +318,12 @@ class Embedder:
 
     def _apply_truncation(self, max_tokens: int) -> int:
         """Lower the tokenizer's truncation to max_tokens if it is higher; returns the effective limit."""
-        truncation = self._tokenizer.truncation if self._tokenizer is not None else None
-        if not truncation:
+        tokenizer = self._tokenizer
+        truncation = tokenizer.truncation if tokenizer is not None else None
+        if tokenizer is None or not truncation:
             return max_tokens
         if max_tokens < truncation["max_length"]:
-            self._tokenizer.enable_truncation(max_length=max_tokens, direction=truncation.get("direction", "right"))
+            tokenizer.enable_truncation(max_length=max_tokens, direction=truncation.get("direction", "right"))
             return max_tokens
         return truncation["max_length"]
 
@@ -383,6 +386,6 @@ class BackgroundEmbedder:
         return getattr(self._model.result(), attribute)
 
 
-def open_embedder_in_background(name: str | None = None) -> BackgroundEmbedder:
+def open_embedder_in_background(name: str | None = None) -> Embedder:
     """`open_embedder`, loading in a thread; an unknown or unprepared model is still an error here and now."""
-    return BackgroundEmbedder(resolve_spec(name))
+    return BackgroundEmbedder(resolve_spec(name))  # type: ignore[return-value]  # an Embedder by __getattr__

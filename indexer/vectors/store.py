@@ -104,7 +104,7 @@ def point_key(repo: str, content_hash: str) -> int:
     return _point_uuid(repo, content_hash).int
 
 
-def members_of(repo: str, functions: Iterable[tuple[str, str]]) -> dict[int, tuple[str, str]]:
+def members_of(repo: str, functions: Iterable[Sequence[str]]) -> dict[int, tuple[str, str]]:
     """The `Members` of a snapshot of `repo` from its functions' (node_id, content_hash) pairs."""
     return {point_key(repo, content_hash): (node_id, content_hash) for node_id, content_hash in functions}
 
@@ -210,7 +210,8 @@ class VectorStore(ABC):
             ef = max(HNSW_EF_MIN, fetch * 3 // 2)
             if members is None:
                 rows = self._query(query, repo, fetch, ef, payload=True)
-                hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH]) for score, _, payload in rows]
+                hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH])  # type: ignore[index]  # payload=True
+                        for score, _, payload in rows]
             else:
                 rows = self._query(query, repo, fetch, ef, payload=False)
                 hits = [Hit(member[0], score, member[1]) for score, key, _ in rows
@@ -393,7 +394,7 @@ class EdgeVectorStore(VectorStore):
         ))
 
     def _delete(self, ids: list[str]) -> None:
-        self._shard.update(self._E.UpdateOperation.delete_points(ids))
+        self._shard.update(self._E.UpdateOperation.delete_points(ids))  # type: ignore[arg-type]  # str ids are ids
 
     def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
         E = self._E
@@ -500,7 +501,8 @@ class QdrantServerStore(VectorStore):
                 except UnexpectedResponse as exc:
                     if exc.status_code != 409:  # 409: another worker created it first
                         raise
-            params = self._client.get_collection(self.collection).config.params.vectors
+            # one unnamed vector per point, as created above: its parameters, not a dict of named ones
+            params: Any = self._client.get_collection(self.collection).config.params.vectors
             if params.size != self.dim or params.distance != M.Distance.COSINE:
                 raise ConfigurationError(
                     f"Qdrant collection {self.collection} at {self._where} holds vectors of size {params.size} "
@@ -533,7 +535,8 @@ class QdrantServerStore(VectorStore):
 
     def _delete(self, ids: list[str]) -> None:
         with self._errors():
-            self._client.delete(self.collection, points_selector=self._M.PointIdsList(points=ids), wait=True)
+            selector = self._M.PointIdsList(points=ids)  # type: ignore[arg-type]  # str ids are ids (list invariance)
+            self._client.delete(self.collection, points_selector=selector, wait=True)
 
     def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
         offset = None
@@ -544,7 +547,7 @@ class QdrantServerStore(VectorStore):
                     with_payload=[CONTENT_HASH], with_vectors=False,
                 )
             for r in records:
-                yield str(r.id), r.payload[CONTENT_HASH]
+                yield str(r.id), r.payload[CONTENT_HASH]  # type: ignore[index]  # asked with_payload
             if offset is None:
                 return
 

@@ -22,10 +22,10 @@ from spider.indexer.schema import Rel
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from spider.query.pipeline import SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
-from spider.query.results import function_info
+from spider.query.pipeline import GRAPH_METHODS, SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
+from spider.query.results import Origin, function_info
 from spider.query.select.features import FEATURES, request_features
-from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, decide_all
+from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, SelectorKind, decide_all
 
 KS = (5, 10, 20, 50)
 EDGE_CONFIGS = ("contains:4", "invokes:2", "contains:4,invokes:2")
@@ -48,8 +48,8 @@ class Method:
     name: str
 
     @property
-    def first_stage(self) -> str:
-        return "bm25" if self.name == "sr" or self.name.startswith("spisr/") else "dense"
+    def first_stage(self) -> Origin:
+        return Origin.BM25 if self.name == "sr" or self.name.startswith("spisr/") else Origin.DENSE
 
     @property
     def graph(self) -> bool:
@@ -68,7 +68,7 @@ def parse_method(name: str) -> Method:
     parts = name.split("/")
     if name in ("der", "sr"):
         return Method(name)
-    if len(parts) == 3 and parts[0] in ("spider", "spisr") and parts[1] in (*SELECTORS, "oracle"):
+    if len(parts) == 3 and parts[0] in GRAPH_METHODS and parts[1] in (*SELECTORS, SelectorKind.ORACLE):
         parse_edges(parts[2])
         return Method(name)
     raise InvalidInput(f"unknown method {name!r}: der, sr, or spider|spisr/SELECTOR/EDGES such as spider/learned/contains:4")
@@ -145,7 +145,7 @@ def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> d
         return {"indexed": False}
     report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
                               rev=instance.base_commit)
-    return {"indexed": True, "seconds": report.seconds, "embedding": report.embedding}
+    return {"indexed": True, "seconds": report.seconds, "embedding": report.stats()["embedding"]}
 
 
 def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Method], ks: tuple[int, ...],
@@ -154,7 +154,7 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     selector decides once; only the exchange depends on K. `dump` receives, per proposal, every candidate's
     features and label (the learned selector's training data) with what an offline exchange needs."""
     repo, snapshot = instance.repo, instance.base_commit
-    rankings: dict[str, Ranking] = {}
+    rankings: dict[Origin, Ranking] = {}
     for origin in {m.first_stage for m in methods}:
         rankings[origin] = first_stage(store, repo, snapshot, instance.problem, origin, max(n, max(ks)))
     pool_ids = list(dict.fromkeys(i for r in rankings.values() for i, _ in r.scored))
@@ -168,7 +168,7 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
         """Every target each id hits, position by position (an id with no span hits nothing)."""
         return [all_hits([spans[i]], instance.targets)[0] if i in spans else [] for i in ids]
 
-    proposals: dict[tuple[str, str, int], Proposal] = {}
+    proposals: dict[tuple[Origin, str, int], Proposal] = {}
 
     def proposal_for(method: Method, seeds: int) -> Proposal:
         key = (method.first_stage, method.name.split("/")[2], seeds)
@@ -191,7 +191,10 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
                 ids, extra = top_k, {}
             else:
                 proposal = proposal_for(method, min(c, k))
-                selector = {"all": AdmitAll(), "oracle": AdmitOracle(target_ids)}.get(method.selector, llm)
+                bounds: dict[str, Selector] = {SelectorKind.ALL: AdmitAll(),
+                                               SelectorKind.ORACLE: AdmitOracle(target_ids)}
+                selector = bounds.get(method.selector, llm)
+                assert selector is not None  # the LLM is opened when a method needs it
                 if min(c, k) not in decided:
                     decided[min(c, k)] = decide_all(selector, proposal.requests)
                 decisions = decided[min(c, k)]
@@ -206,13 +209,13 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
                          "tokens": sum(d.tokens_in + d.tokens_out for d in decisions if not d.cached)}
             per_k[str(k)] = {"ids": ids, "hits": hits_of(ids), **extra}
         out[method.name] = per_k
-    seeds = [i for i, _ in rankings["dense"].scored[:c]] if "dense" in rankings else []
+    seeds = [i for i, _ in rankings[Origin.DENSE].scored[:c]] if Origin.DENSE in rankings else []
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
             "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,
             "locality": locality(store, repo, snapshot, instance.targets, file_functions, seeds)}
 
 
-def training_row(instance: Instance, key: tuple[str, str, int], proposal: Proposal, top: list[str],
+def training_row(instance: Instance, key: tuple[Origin, str, int], proposal: Proposal, top: list[str],
                  target_ids: set[str], hits_of: Callable[[list[str]], list[list[int]]]) -> dict:
     """One proposal as the selector's training data: each candidate's features and label (is it a target), and
     the first-stage top and every id's hits, so `spider train-selector` can replay the exchange offline."""
@@ -269,7 +272,7 @@ def run_evaluation(
     out_dir.mkdir(parents=True, exist_ok=True)
     results, training = out_dir / "instances.jsonl", out_dir / "candidates.jsonl"
     done = done_instances(results, methods)
-    needs_llm = any(m.graph and m.selector not in ("all", "oracle") for m in methods)
+    needs_llm = any(m.graph and m.selector not in (SelectorKind.ALL, SelectorKind.ORACLE) for m in methods)
     llm = open_selector(llm_selector)[0] if needs_llm else None
     todo = [i for i in instances if i.id not in done]
     git_dirs = {repo: find_repository(repos_dir, repo) for repo in sorted({i.repo for i in todo})}

@@ -4,6 +4,7 @@ paired tests against DER, and the exchange quantities of the paper's Prop. 1."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from spider.query.evaluation.metrics import (
     accuracy_at,
@@ -51,7 +52,7 @@ def summarize(rows: list[dict], methods: list[str], ks: tuple[int, ...]) -> dict
             for k in ks:
                 values = per_instance(members, method, k)
                 base = per_instance(members, BASELINE, k) if BASELINE in methods else None
-                cell = {}
+                cell: dict[str, Any] = {}
                 for metric, vals in values.items():
                     mean = sum(vals) / len(vals)
                     cell[metric] = {"mean": mean, "ci95": bootstrap_ci(vals)}

@@ -34,8 +34,7 @@ def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot
     """Fail in one line where `vectors` lacks the snapshot's vectors (they were embedded into another store:
     another machine's, a deleted one), which would otherwise answer with nothing. Cheap where the snapshot records
     this store (a few members looked up); every member where it does not."""
-    embedding = ((store.snapshot_state(repo, snapshot) or {}).get("stats") or {}).get("embedding")
-    thorough = not recorded_here(embedding, vectors)
+    thorough = not recorded_here(store.snapshot_embedding(repo, snapshot), vectors)
     if not vectors.holds_all(repo, (content_hash for _, content_hash in members.values()), thorough):
         raise ConfigurationError(f"{vectors.where} lacks the vectors of {repo} @ {snapshot[:12]} (they were embedded "
                                  f"into another vector store): run `spider index PATH --repo {repo} --rev {snapshot[:12]}` "

@@ -114,7 +114,8 @@ class AnthropicBackend:
         except (ValueError, RecursionError):  # the SDK decodes the reply's JSON itself
             raise LLMFailure("API error", "the endpoint's reply is not JSON") from None
         try:  # the SDK builds `message` from the reply without checking it
-            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+            text = "".join(block.text  # type: ignore[union-attr]  # text blocks only
+                           for block in message.content if getattr(block, "type", "") == "text")
         except (AttributeError, TypeError):
             raise LLMFailure("API error", "the endpoint's reply is not a Messages API message") from None
         usage = getattr(message, "usage", None)

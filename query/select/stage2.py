@@ -10,7 +10,19 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
+
+
+class SelectorKind(StrEnum):
+    """The selectors one can choose (`--selector`); `oracle` is for evaluation only."""
+
+    ANTHROPIC = "anthropic"
+    OPENAI = "openai"
+    LEARNED = "learned"
+    ALL = "all"
+    NONE = "none"
+    ORACLE = "oracle"
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,7 @@ class Selector(Protocol):
 class AdmitAll:
     """Stage 2 disabled (the paper's ceiling): every proposal is admitted and the answer is longer than K."""
 
-    name = "all"
+    name: str = SelectorKind.ALL
     uses_budget = False
     needs_lexical = False
 
@@ -77,7 +89,7 @@ class AdmitAll:
 class AdmitNone:
     """Stage 2 admits nothing: the answer is the baseline ranking (DER for spider, SR for spisr)."""
 
-    name = "none"
+    name: str = SelectorKind.NONE
     uses_budget = True
     needs_lexical = False
 
@@ -88,7 +100,7 @@ class AdmitNone:
 class AdmitOracle:
     """Admits exactly the offered candidates that are targets: the upper bound of any selector (evaluation only)."""
 
-    name = "oracle"
+    name: str = SelectorKind.ORACLE
     uses_budget = True
     needs_lexical = False
 

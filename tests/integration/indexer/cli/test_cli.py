@@ -96,7 +96,7 @@ def test_a_commit_without_source_files_is_a_complete_empty_snapshot(tmp_path, st
     assert out[1:4] == ["  files: 0 parsed, 0 skipped; 1 files in languages not parsed", "  nodes: none",
                         "  relationships: none"]
     state = store.snapshot_state(repo_name, sha)
-    assert state["complete"] is True and state["stats"]["files_parsed"] == 0 and state["stats"]["nodes"] == {}
+    assert state.complete is True and state.stats["files_parsed"] == 0 and state.stats["nodes"] == {}
     assert node_count(store, repo_name) == 1  # the Snapshot node alone
 
 
@@ -266,7 +266,7 @@ def test_a_snapshot_to_delete_is_named_by_at_least_four_hex_digits_of_its_sha(tm
 
     assert refused == (f"spider: error: name the snapshot by at least 4 hex digits of its commit sha, not "
                        f"{name!r} (see `spider snapshots list`)")
-    assert store.snapshot_state(repo_name, sha)["complete"]
+    assert store.snapshot_state(repo_name, sha).complete
 
 
 def test_deleting_the_last_snapshot_removes_the_repository_and_its_cache_folder(tmp_path, store, repo_name):

@@ -123,7 +123,7 @@ def test_workers_index_what_the_local_run_indexes_and_jobs_follow_them(tmp_path,
     assert distributed[0] and sorted(map(repr, distributed[0])) == sorted(map(repr, local[0]))
     assert sorted(map(repr, distributed[1])) == sorted(map(repr, local[1]))
     state = store.snapshot_state(f"{repo_name}-workers", sha)
-    assert state["complete"] and state["stats"]["embedding"]["functions"] > 0
+    assert state.complete and state.embedding.functions > 0
     listing = succeeded(run_spider("jobs"))
     assert job_id in listing and "done" in listing and f"{job['files_total']}/{job['files_total']}" in listing
     again = succeeded(run_spider("index", root, "--repo", f"{repo_name}-workers", "--async",
@@ -218,7 +218,7 @@ def test_the_same_snapshot_enqueued_twice_at_once_is_one_job(tmp_path, store, re
     job = wait_for_job(answers[0]["job"], redis_url)
     assert job["state"] == "done" and len(jobs.list_jobs(store, None, 500)) >= 1
     assert sum(1 for j in jobs.list_jobs(store, None, 500) if j["repo"] == repo_name) == 1
-    assert store.snapshot_state(repo_name, sha)["complete"]
+    assert store.snapshot_state(repo_name, sha).complete
     forced = json.loads(succeeded(run_spider("index", root, "--repo", repo_name, "--async", "--json", "--force",
                                              env={"SPIDER_BROKER_URL": redis_url})))
     assert forced["job"] != job["id"] and not forced["already_queued"]  # a finished job frees its snapshot
@@ -263,7 +263,7 @@ repos:
     assert "cannot fetch" in parents[f"{repo_name}-missing"]["errors"][0]
     for repo, sha in ((f"{repo_name}-py", python_sha), (f"{repo_name}-java", java_sha)):
         (child,) = parents[repo]["children"]
-        assert wait_for_job(child, redis_url)["state"] == "done" and store.snapshot_state(repo, sha)["complete"]
+        assert wait_for_job(child, redis_url)["state"] == "done" and store.snapshot_state(repo, sha).complete
 
 
 def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers, redis_url):
@@ -281,7 +281,7 @@ def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, 
         time.sleep(4)  # longer than the store's own lock wait: the task has had to give up and retry
         assert jobs.list_jobs(store, job_id)[0]["state"] == "running"
     job = wait_for_job(job_id, redis_url)
-    assert job["state"] == "done" and store.snapshot_state(repo_name, sha)["complete"], workers.log.read_text()
+    assert job["state"] == "done" and store.snapshot_state(repo_name, sha).complete, workers.log.read_text()
 
 
 def test_neo4j_crashing_mid_write_is_retried_to_the_same_graph(tmp_path, store, repo_name, redis_url):

@@ -33,7 +33,7 @@ def test_eager_chord_writes_the_same_graph_as_the_local_run(tmp_path, store, rep
     celery_graph = read_graph(store, f"{repo_name}-celery", sha)
     local_graph = read_graph(store, f"{repo_name}-local", sha)
     assert celery_graph[0] and _canonical(celery_graph) == _canonical(local_graph)
-    assert store.snapshot_state(f"{repo_name}-celery", sha)["complete"] is True
+    assert store.snapshot_state(f"{repo_name}-celery", sha).complete is True
 
 
 def test_eager_chord_indexes_a_new_commit_incrementally_and_equals_the_full_rebuild(tmp_path, store, repo_name,

@@ -123,7 +123,7 @@ def test_only_analyst_queries_run_by_name_and_help_lists_only_them(shop):
 
 
 def test_a_bogus_snapshot_is_an_error_and_a_prefix_is_resolved(shop, store):
-    sha = store.list_snapshots(shop)[0]["snapshot"]
+    sha = store.list_snapshots(shop)[0].snapshot
     callers = ["cypher", "callers", "--repo", shop, "-p", "id=shop/payments.py:charge", "--json"]
 
     bogus = one_line_error(run_spider(*callers, "-p", "snapshot=deadbeef"))

@@ -27,7 +27,7 @@ def test_index_and_query_an_external_server_without_starting_a_local_one(tmp_pat
     assert indexed.returncode == 0, indexed.stderr
     assert callers.returncode == 0, callers.stderr
     assert '"caller": "m.py:f"' in callers.stdout
-    assert store.snapshot_state(repo_name, sha)["complete"] is True
+    assert store.snapshot_state(repo_name, sha).complete is True
     assert not (empty_home / "neo4j" / "server.json").exists()  # nothing local was started
 
 

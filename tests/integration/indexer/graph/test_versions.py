@@ -63,7 +63,7 @@ def test_every_view_stays_exact_through_later_writes_and_deletes(tmp_path, store
 
     for i, sha in enumerate(shas):
         report = index_repository(store, str(root), repo=repo_name, rev=sha, embed=False)
-        assert report.versions["seq"] == i + 1
+        assert report.versions.seq == i + 1
         for earlier in shas[: i + 1]:
             assert read_contents(store, repo_name, earlier).without_repo() == full[earlier], (sha, earlier)
     assert count(store, VERSIONS, repo_name) < 2 * first_size  # four commits, not four copies
@@ -77,7 +77,7 @@ def test_every_view_stays_exact_through_later_writes_and_deletes(tmp_path, store
     assert count(store, UNSEEN_VERSIONS, repo_name) == 0
 
     again = index_repository(store, str(root), repo=repo_name, rev=shas[3], embed=False)
-    assert again.versions["head"] == shas[2]
+    assert again.versions.head == shas[2]
     for sha in (shas[0], shas[2], shas[3]):
         assert read_contents(store, repo_name, sha).without_repo() == full[sha]
     delete_snapshot(store, repo_name, shas[0])  # the oldest
@@ -106,7 +106,7 @@ def test_a_write_that_dies_midway_is_undone_by_the_next_writer(tmp_path, store, 
     assert read_contents(store, repo_name, shas[0]) == first  # ended versions still serve the head meanwhile
     report = index_repository(store, str(root), repo=repo_name, rev=shas[1], embed=False)
 
-    assert report.versions == {**report.versions, "seq": 2, "head": shas[0]}
+    assert (report.versions.seq, report.versions.head) == (2, shas[0])
     assert read_contents(store, repo_name, shas[0]) == first
     fresh = f"{repo_name}-full"
     index_repository(store, str(root), repo=fresh, rev=shas[1], embed=False)
@@ -145,7 +145,7 @@ def test_a_run_whose_snapshot_another_run_wrote_again_does_not_complete_it(tmp_p
     with pytest.raises(SpiderError, match="written again by another run"):
         index_repository(store, str(root), repo=repo_name, rev=shas[0], embed=False)
     state = store.snapshot_state(repo_name, shas[0])
-    assert state["complete"]  # the other run's
+    assert state.complete  # the other run's
 
 
 def test_deleting_a_snapshot_frees_its_vectors_before_the_next_writer_starts(tmp_path, store, repo_name, monkeypatch):
@@ -229,5 +229,5 @@ def test_a_writer_that_waited_while_the_last_snapshot_went_writes_under_a_new_lo
         writer.delete(first)
     waiting.join(60)
 
-    assert reports[0].versions["seq"] == 1
+    assert reports[0].versions.seq == 1
     assert store.read("MATCH (r:Repository {repo: $repo}) RETURN r.head", {"repo": repo_name})[1] == [[1]]

@@ -92,11 +92,11 @@ def test_a_one_file_change_reparses_one_file_copies_the_rest_and_embeds_only_cha
 
     report = index_repository(store, str(root), repo=repo_name, rev=second)
 
-    assert report.incremental == {"base": first, "files_changed": 1, "files_reparsed": 1}
+    assert report.incremental.to_json() == {"base": first, "files_changed": 1, "files_reparsed": 1}
     v = report.versions  # the file and two() get new versions, and so do the relationships that touch them
-    assert (v["seq"], v["head"], v["nodes_closed"], v["nodes_created"]) == (2, first, 2, 2)
-    assert v["relationships_closed"] == v["relationships_created"] == 4  # pkg->a.py, a.py->one, a.py->two, one->two
-    assert (report.embedding["embedded"], report.embedding["reused"]) == (1, 3)  # two() changed; one() kept its code
+    assert (v.seq, v.head, v.nodes_closed, v.nodes_created) == (2, first, 2, 2)
+    assert v.relationships_closed == v.relationships_created == 4  # pkg->a.py, a.py->one, a.py->two, one->two
+    assert (report.embedding.embedded, report.embedding.reused) == (1, 3)  # two() changed; one() kept its code
     assert report.stats()["nodes"] == {"Directory": 3, "File": 3, "Function": 4}
     changes = diff_contents(read_contents(store, repo_name, first), read_contents(store, repo_name, second))
     assert changes.nodes_changed == [("File", "pkg/a.py"), ("Function", "pkg/a.py:two")]
@@ -168,4 +168,4 @@ def test_the_parent_is_a_base_candidate_even_when_newer_snapshots_were_indexed_s
 
     report = index_repository(store, str(root), repo=repo_name, rev=child, embed=False)
 
-    assert report.incremental["base"] == parent and report.incremental["files_changed"] == 1
+    assert report.incremental.base == parent and report.incremental.files_changed == 1

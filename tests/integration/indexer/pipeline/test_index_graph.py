@@ -62,8 +62,8 @@ def test_fixture_repository_graph_is_exactly_as_written(language, tmp_path, stor
             assert node["code"] == "".join(lines[node["start"] - 1 : node["end"]])
             assert node["language"] == language and len(node["hash"]) == 64
     state = store.snapshot_state(repo_name, sha)
-    assert state["complete"] is True
-    assert state["stats"]["nodes"] == {label: sum(1 for n in nodes if n["label"] == label) for label in {n["label"] for n in nodes}}
+    assert state.complete is True
+    assert state.stats["nodes"] == {label: sum(1 for n in nodes if n["label"] == label) for label in {n["label"] for n in nodes}}
 
 
 def _ancestors(path: str) -> list[str]:
@@ -92,11 +92,11 @@ def test_a_new_commit_is_a_separate_snapshot_and_deleting_one_leaves_the_other(t
     _, second = make_repo(root, {"shop/extra.py": "def extra():\n    return 1\n"}, message="second")
     index_repository(store, str(root), repo=repo_name)
 
-    snapshots = {s["snapshot"]: s for s in store.list_snapshots(repo_name)}
-    assert set(snapshots) == {first, second} and all(s["complete"] for s in snapshots.values())
+    snapshots = {s.snapshot: s for s in store.list_snapshots(repo_name)}
+    assert set(snapshots) == {first, second} and all(s.complete for s in snapshots.values())
     kept = read_graph(store, repo_name, second)
     delete_snapshot(store, repo_name, first)  # every version of it is also the second's: nothing else goes
-    assert [s["snapshot"] for s in store.list_snapshots(repo_name)] == [second]
+    assert [s.snapshot for s in store.list_snapshots(repo_name)] == [second]
     assert read_graph(store, repo_name, second) == kept
     assert read_graph(store, repo_name, first) == ([], [])
     nodes, _ = read_graph(store, repo_name, second)

@@ -34,7 +34,7 @@ repos:
     assert outcomes[f"{repo_name}-missing"]["status"] == "failed"
     assert "cannot fetch" in outcomes[f"{repo_name}-missing"]["error"]
     for repo, sha in ((f"{repo_name}-local", first), (f"{repo_name}-local", second), (f"{repo_name}-remote", remote_head)):
-        assert store.snapshot_state(repo, sha)["complete"], (repo, sha)
+        assert store.snapshot_state(repo, sha).complete, (repo, sha)
     (parent,) = jobs.list_jobs(store, outcomes[f"{repo_name}-local"]["job"])
     assert parent["state"] == "done" and len(parent["children"]) == 2
     (failed,) = jobs.list_jobs(store, outcomes[f"{repo_name}-missing"]["job"])
@@ -44,7 +44,7 @@ repos:
     _, newer = make_repo(remote, {**FIXTURES["java"].files, "src/Extra.java": "class Extra { void go() {} }\n"},
                          message="newer")  # lands upstream; the next run fetches the mirror
     again = run_spider("org", "index", manifest, "--json", env=env)
-    assert store.snapshot_state(f"{repo_name}-remote", newer)["complete"], again.stderr
+    assert store.snapshot_state(f"{repo_name}-remote", newer).complete, again.stderr
 
 
 def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path):

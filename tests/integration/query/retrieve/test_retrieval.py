@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 from spider.indexer.graph.versions import hold_repository
-from spider.indexer.pipeline.index import IndexReport, graph_of, index_repository, no_progress, parse_all
+from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all
+from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.settings import Neo4jSettings, snapshot_cache_dir
 from spider.indexer.source.walk import open_commit, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot
@@ -85,7 +86,7 @@ def test_table_output_and_issue_from_stdin(indexed, repo_name):
 
 def test_reindexing_a_changed_commit_embeds_only_the_changed_functions(indexed, store, repo_name):
     root, first, report = indexed
-    assert report.embedding["embedded"] == 5 and report.embedding["reused"] == 0  # functions, not classes
+    assert report.embedding.embedded == 5 and report.embedding.reused == 0  # functions, not classes
     changed = dict(FILES)
     changed["auth/session.py"] = FILES["auth/session.py"].replace("return token", "return token.strip()")
     changed["web/extra.js"] = "export function extraHelper() {\n  return 1;\n}\n"
@@ -94,8 +95,8 @@ def test_reindexing_a_changed_commit_embeds_only_the_changed_functions(indexed, 
     again = index_repository(store, str(root), repo=repo_name)
 
     assert again.snapshot == second
-    assert again.embedding["embedded"] == 2  # refresh_session_token (new code) and extraHelper (new)
-    assert again.embedding["reused"] == 4
+    assert again.embedding.embedded == 2  # refresh_session_token (new code) and extraHelper (new)
+    assert again.embedding.reused == 4
     embedder = open_embedder()
     probe = embedder.embed_query(ISSUE)
     with vectors_of(embedder) as vectors:
@@ -171,7 +172,7 @@ def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_writte
     assert result.returncode == 2 and len(lines) == 1 and "the local vector store is in use" in lines[0], result.stderr
     assert store.snapshot_state(repo_name, sha) is None  # no graph written for nothing
     assert succeeded(run_spider("index", root, "--repo", repo_name))  # once it is free, the same command works
-    assert store.snapshot_state(repo_name, sha)["complete"]
+    assert store.snapshot_state(repo_name, sha).complete
 
 
 def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_writes_nothing(
@@ -208,8 +209,8 @@ def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wa
 
     again = index_repository(store, str(root), repo=repo_name)
 
-    assert not again.already_indexed and again.embedding["functions"] == 5
-    assert (store.snapshot_state(repo_name, sha)["stats"] or {})["embedding"]["functions"] == 5
+    assert not again.already_indexed and again.embedding.functions == 5
+    assert (store.snapshot_state(repo_name, sha).stats or {})["embedding"]["functions"] == 5
     assert index_repository(store, str(root), repo=repo_name).already_indexed
 
 
