@@ -6,12 +6,12 @@ import os
 import sys
 
 import click
+from spider.indexer.api import open_stores
 from spider.indexer.cli.error_handler import debug_option, fail_cleanly
 from spider.indexer.errors import InvalidInput
-from spider.indexer.graph import neo4j_local
-from spider.indexer.settings import Settings
+from spider.query.api import localize
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
-from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, answer_query, open_selector
+from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, open_selector
 
 
 def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
@@ -67,9 +67,8 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     graph = method in GRAPH_METHODS
     chosen, notes = open_selector(selector, model) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
-    with neo4j_local.open_graph(Settings.from_env()) as store:
-        repo = repo or store.only_repository()
-        snapshot = store.resolve_snapshot(repo, rev)
-        answer = answer_query(store, repo, snapshot, text, method, k, n, c, edge_depths, chosen, embed_model)
+    with open_stores() as stores:  # after the selector: its configuration errors need no server
+        answer = localize(stores, text, repo=repo, rev=rev, method=method, k=k, n=n, c=c, edges=edge_depths,
+                          selector=chosen, embed_model=embed_model)
     answer.notes[:0] = issue_notes + notes
     click.echo(answer.to_json() if as_json else answer.to_table())
