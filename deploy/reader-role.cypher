@@ -1,5 +1,5 @@
 // The user analysts (and the MCP server) connect as on a shared production Neo4j: reads of the code graph only.
-// spider's own gate (indexer/cypher_gate.py) already refuses LOAD CSV, administration commands and procedures other
+// spider's own gate (indexer/graph/cypher_gate.py) already refuses LOAD CSV, administration commands and procedures other
 // than a few read ones; this role makes the server refuse them too, whatever client sends them.
 //
 // Neo4j ENTERPRISE only: Community has no roles (CREATE ROLE, GRANT and DENY are Enterprise features; every

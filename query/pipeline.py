@@ -1,4 +1,4 @@
-"""The query, end to end (DESIGN.md "Query pipeline"): first-stage ranking, then for spider/spisr the seeds,
+"""The query, end to end: first-stage ranking, then for spider/spisr the seeds,
 expansion, Stage 1, Stage 2, exchange and explanation. Each step lives in its own module; this one wires them
 and times them.
 """

