@@ -29,6 +29,6 @@ def load_tagged(path: Path, tag: Any) -> Any | None:
     spider, or tagged otherwise."""
     try:
         saved_tag, value = pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
         return None
     return value if saved_tag == tag else None
