@@ -695,7 +695,7 @@ class _Walker:
         if items:
             self.stack.extend(reversed(items))
 
-    def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list]:
+    def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list[_Item]]:
         """Any callee but a name or a member: `super(…)`, `(function () {…})()`, `(a || b)()`, `f()()`."""
         target = (SUPER, "constructor") if func.type == "super" else chain(func)
         inner = unwrap(func)
@@ -723,7 +723,7 @@ class _Walker:
         self.facts.imports.append(Import(ctx.scope, module, None, "", node.start_point[0] + 1))
         return True
 
-    def member_callee(self, func: Node, ctx: _Ctx, constructor: bool) -> tuple[tuple[str, ...] | None, list]:
+    def member_callee(self, func: Node, ctx: _Ctx, constructor: bool) -> tuple[tuple[str, ...] | None, list[_Item]]:
         """`a.b.c` / `f().m` as callee: the call target, and what of the callee is still to be walked."""
         g = self.g
         obj = func.child_by_field_id(g.f_object)

@@ -31,7 +31,7 @@ class Grammar:
     asking `child_by_field_id` is much cheaper than building `Node.type` strings and looking field names up.
     Each set holds every id whose name is the type the string version compares against."""
 
-    def __init__(self, name: str, handlers: dict[str, Callable]) -> None:
+    def __init__(self, name: str, handlers: dict[str, Callable[..., None]]) -> None:
         grammar = language(name)
         names = {i: grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)}
         names[0xFFFF] = "ERROR"
