@@ -23,6 +23,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeGuard
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
@@ -293,14 +294,16 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
     """The Neo4j version and minimum Java release, kept in the launcher's pom.xml only."""
     pom = launcher_dir / "pom.xml"
     try:
-        properties = ET.parse(pom).getroot().find("{http://maven.apache.org/POM/4.0.0}properties")
-        neo4j_version = properties.findtext("{http://maven.apache.org/POM/4.0.0}neo4j.version")
-        java_release = int(properties.findtext("{http://maven.apache.org/POM/4.0.0}maven.compiler.release"))
+        maven = "{http://maven.apache.org/POM/4.0.0}"
+        # A missing element raises AttributeError, a missing release TypeError: caught below.
+        properties = ET.parse(pom).getroot().find(f"{maven}properties")
+        neo4j_version = properties.findtext(f"{maven}neo4j.version")  # type: ignore[union-attr]
+        java_release = int(properties.findtext(f"{maven}maven.compiler.release"))  # type: ignore[union-attr,arg-type]
     except (OSError, ET.ParseError, AttributeError, TypeError, ValueError) as error:
         raise ConfigurationError(
             f"cannot read the Neo4j launcher project at {pom} ({error}); set SPIDER_NEO4J_LAUNCHER_DIR to deploy/neo4j of a spider checkout"
         ) from None
-    return neo4j_version, java_release
+    return neo4j_version, java_release  # type: ignore[return-value]  # None if the pom names no version
 
 
 def _launcher_dir(local: LocalNeo4jSettings) -> Path:
@@ -333,7 +336,7 @@ def _port_free(port: int) -> bool:
         return True
 
 
-def _is_launcher(pid: int | None) -> bool:
+def _is_launcher(pid: int | None) -> TypeGuard[int]:
     """Whether pid is a live launcher, not a zombie of ours nor an unrelated process reusing the pid."""
     if not pid:
         return False

@@ -49,7 +49,8 @@ def imported_extractor(module: str) -> Extractor:
     """The `extract` function of `module`, imported when first called: tree-sitter grammars are loaded only by
     processes that parse."""
     def extract(path: str, source: bytes) -> FileFacts:
-        return import_module(module).extract(path, source)
+        extract_file: Extractor = import_module(module).extract  # a plug-in's, found by name
+        return extract_file(path, source)
 
     return extract
 

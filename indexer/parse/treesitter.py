@@ -25,9 +25,21 @@ _GRAMMARS: dict[str, Callable[[], object]] = {
 
 
 @cache
+def language(grammar: str) -> tree_sitter.Language:
+    return tree_sitter.Language(_GRAMMARS[grammar]())
+
+
+@cache
 def parser(grammar: str) -> tree_sitter.Parser:
     """One parser per grammar per process (parsers are not thread-safe; the indexer parses in processes)."""
-    return tree_sitter.Parser(tree_sitter.Language(_GRAMMARS[grammar]()))
+    return tree_sitter.Parser(language(grammar))
+
+
+def field_id(grammar: tree_sitter.Language, name: str) -> int:
+    """The id of a field the grammar has (tree-sitter answers None for a name it does not know)."""
+    found = grammar.field_id_for_name(name)
+    assert found is not None, name
+    return found
 
 
 def parse(grammar: str, source: bytes) -> tree_sitter.Tree:

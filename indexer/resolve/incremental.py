@@ -59,7 +59,7 @@ class ResolutionRun:
     reason: str = "no base resolution"  # why everything was resolved; empty when the base's was used
     state: ResolutionState | None = field(default=None, repr=False)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"files": self.files, "inheritance_resolved": self.inherits_resolved,
                 "references_resolved": self.links_resolved, "full_because": self.reason or None}
 

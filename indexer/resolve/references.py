@@ -38,8 +38,8 @@ from spider.indexer.schema import Label, Rel, Resolution
 
 Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)
 _EXTERNAL = Module("<external>", is_dir=True)  # known to live outside the repo: never guessed at
-_OUTSIDE = ([], Resolution.IMPORT)  # lookup result for a name imported from outside the repo
 Found = tuple[list[Target], Resolution]
+_OUTSIDE: Found = ([], Resolution.IMPORT)  # lookup result for a name imported from outside the repo
 _MAX_DEPTH = 12  # re-export chains and inheritance deeper than this are given up on (and cycles end)
 _STRENGTH = {Resolution.EXACT: 0, Resolution.IMPORT: 1, Resolution.HEURISTIC: 2}
 
@@ -65,7 +65,7 @@ class Resolver:
         self.files = files
         self.modules = ModuleIndex(files)
         self.entities: dict[str, tuple[str, Entity]] = {}
-        self.children: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self.children: dict[str, dict[str, list[Target]]] = defaultdict(lambda: defaultdict(list))  # entity ids
         self.imports: dict[tuple[str, str | None], dict[str, Import]] = defaultdict(dict)
         self.star_imports: dict[tuple[str, str | None], list[Import]] = defaultdict(list)
         self.methods_by_name: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -156,9 +156,11 @@ class Resolver:
         for export in facts.exports:  # `export { x } from "./m"` imports what it re-exports
             if export.module is not None:
                 module = self.modules.of(facts.language).module(path, export.module)
-                named = export.imported not in (None, "*") and module is not None
-                dst = self._node_of(next(iter(self.members(module, export.imported, facts.language)), None)
-                                    if named else module)
+                named = export.imported not in (None, "*") and module is not None  # then neither is None
+                dst = self._node_of(
+                    next(iter(self.members(module, export.imported, facts.language)), None)  # type: ignore[arg-type]
+                    if named else module
+                )
                 if dst:
                     _add(found, Rel.IMPORTS, path, dst, Resolution.IMPORT)
         for ref in facts.references:
@@ -233,9 +235,12 @@ class Resolver:
         if inferred:
             resolution = Resolution.HEURISTIC
         if len(targets) > 1 and arity is not None:  # overloads: keep those whose parameter count fits the call
-            fitting = [t for t in targets if isinstance(t, str) and self.entities[t][1].params in (arity, None)]
+            fitting: list[Target] = [
+                t for t in targets if isinstance(t, str) and self.entities[t][1].params in (arity, None)
+            ]
             targets = fitting or targets
         result = []
+        target: Target | None  # a CommonJS module called: its `module_call` member, if any
         for target in targets:
             if isinstance(target, Module) and rules.module_call and not target.is_dir:  # calling a CommonJS module
                 target = next(iter(self.members(target, rules.module_call, language)), None)
@@ -295,7 +300,7 @@ class Resolver:
                         return inherited, Resolution.EXACT
             if current is None:
                 break
-            current = entity.parent
+            current = entity.parent  # type: ignore[union-attr]  # `current` names an entity
         return self._implicit(path, name, language)
 
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
@@ -334,7 +339,7 @@ class Resolver:
         return None
 
     # imports ----------------------------------------------------------------------
-    def _module_of(self, path: str, imp: Import) -> Module | None:
+    def _module_of(self, path: str, imp: Import) -> Target | None:
         language = self.files[path].language
         module = self.modules.of(language).module(path, imp.module)
         if module is not None or not rules_for(language).qualified_names:
@@ -462,9 +467,9 @@ class Resolver:
                 if module is None:
                     continue
                 if export.name == "*":
-                    hit = self._declared_export(module.path, name, depth + 1) if depth < _MAX_DEPTH else []
-                    if hit:
-                        return hit
+                    reexported = self._declared_export(module.path, name, depth + 1) if depth < _MAX_DEPTH else []
+                    if reexported:
+                        return reexported
                 elif export.imported is None:
                     return [module]
                 else:

@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
+from typing import Callable, cast
 
 import tree_sitter
 from spider.indexer.parse.facts import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
-from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, parse, parser, text
+from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, field_id, language, parse, text
 from spider.indexer.schema import Label, Language
 
 _CLASS_KINDS = {
@@ -91,15 +92,15 @@ _KEYWORDS = frozenset(
     "throws transient try void volatile while true false null".split()
 )
 
-_LANGUAGE = parser("java").language
-_NAME = _LANGUAGE.field_id_for_name("name")
-_OBJECT = _LANGUAGE.field_id_for_name("object")
-_ARGUMENTS = _LANGUAGE.field_id_for_name("arguments")
-_TYPE = _LANGUAGE.field_id_for_name("type")
-_BODY = _LANGUAGE.field_id_for_name("body")
-_PARAMETERS = _LANGUAGE.field_id_for_name("parameters")
-_DECLARATOR = _LANGUAGE.field_id_for_name("declarator")
-_VALUE = _LANGUAGE.field_id_for_name("value")
+_LANGUAGE = language("java")
+_NAME = field_id(_LANGUAGE, "name")
+_OBJECT = field_id(_LANGUAGE, "object")
+_ARGUMENTS = field_id(_LANGUAGE, "arguments")
+_TYPE = field_id(_LANGUAGE, "type")
+_BODY = field_id(_LANGUAGE, "body")
+_PARAMETERS = field_id(_LANGUAGE, "parameters")
+_DECLARATOR = field_id(_LANGUAGE, "declarator")
+_VALUE = field_id(_LANGUAGE, "value")
 
 
 def _kinds(*names: str) -> frozenset[int]:
@@ -141,6 +142,9 @@ class _Class:
 Ctx = tuple[str | None, _Class | None, Frame]
 # Part of the file looked at in one context: (start byte, end byte, context; None: nothing inside is looked at).
 Region = tuple[int, int, Ctx | None]
+# A region whose context is looked at: what a handler of `_Extractor.run` is given.
+Open = tuple[int, int, Ctx]
+Handler = Callable[[Node, Open], None]
 
 
 def extract(path: str, source: bytes) -> FileFacts:
@@ -178,7 +182,7 @@ class _Extractor:
 
     # ----------------------------------------------------------------------------------------------- walk
     def run(self, root: Node) -> None:
-        handlers = {
+        handlers: dict[str, Handler | None] = {
             "class": self.class_declaration,
             "method": self.method_declaration,
             "call": None,  # handled in the loop
@@ -213,7 +217,8 @@ class _Extractor:
                 captures, begin = {}, 1 << 62
             else:
                 begin = first.start_byte
-                captures = cursor.set_byte_range(begin, 0xFFFFFFFF).captures(root)
+                cursor.set_byte_range(begin, 0xFFFFFFFF)
+                captures = cursor.captures(root)
             captures["import"] = top_imports
             heading = [c for c in top if c.type == "package_declaration" and c.start_byte < begin]
             captures["package"] = heading + captures.get("package", [])
@@ -229,7 +234,7 @@ class _Extractor:
                     self.read_import(node)
                 else:
                     self.read_package(node)
-        found: list[tuple[int, object, Node]] = []
+        found: list[tuple[int, Handler | None, Node]] = []
         for kind, nodes in captures.items():
             handler = handlers[kind]
             # Source order, enclosing nodes first (the order a pre-order walk visits them): by start, then
@@ -255,7 +260,7 @@ class _Extractor:
             if ctx is None:
                 continue
             if handler is not None:
-                handler(node, region)
+                handler(node, cast(Open, region))  # its context is not None
                 continue
 
             # A method invocation, most of what is found: read here rather than in a method of its own.
@@ -298,7 +303,7 @@ class _Extractor:
                         prefix = self.receiver(obj, ctx)
                 if receiver is not None:  # looked up here
                     prefix = (receiver,)
-                    frame = ctx[2]
+                    frame: Frame | None = ctx[2]
                     while frame is not None:
                         names = frame[0]
                         if receiver in names:
@@ -330,7 +335,7 @@ class _Extractor:
         """Nothing inside `node` is looked at (but inside the regions pushed after this)."""
         self.regions.append((node.start_byte, node.end_byte, None))
 
-    def frame(self, node: Node, region: Region) -> dict[str, Type | None]:
+    def frame(self, node: Node, region: Open) -> dict[str, Type | None]:
         """The names declared in the innermost scope around `node` (a block-like scope gets its frame, and
         becomes a region, once something is declared in it: most never have anything)."""
         begin, end, ctx = region
@@ -351,7 +356,7 @@ class _Extractor:
             parent = parent.parent
         return ctx[2][0]
 
-    def enhanced_for(self, node: Node, region: Region) -> None:
+    def enhanced_for(self, node: Node, region: Open) -> None:
         ctx = region[2]
         names: dict[str, Type | None] = {}
         self.regions.append((node.start_byte, node.end_byte, (ctx[0], ctx[1], (names, ctx[2]))))
@@ -359,10 +364,10 @@ class _Extractor:
         if name is not None:
             names[self.text(name)] = self.var_type(node.child_by_field_id(_TYPE), None)
 
-    def declaration(self, node: Node, region: Region) -> None:
+    def declaration(self, node: Node, region: Open) -> None:
         self.declare(self.frame(node, region), node)
 
-    def resource(self, node: Node, region: Region) -> None:
+    def resource(self, node: Node, region: Open) -> None:
         """`try (T x = ..)`."""
         type_node = node.child_by_field_id(_TYPE)
         name = node.child_by_field_id(_NAME)
@@ -370,24 +375,24 @@ class _Extractor:
             value = self.var_type(type_node, node.child_by_field_id(_VALUE))
             self.frame(node, region)[self.text(name)] = value
 
-    def catch_parameter(self, node: Node, region: Region) -> None:
+    def catch_parameter(self, node: Node, region: Open) -> None:
         name = node.child_by_field_id(_NAME)
         types = [c for c in node.named_children if c.type == "catch_type"]
         named = [c for c in types[0].named_children if c.type not in _ANNOTATIONS] if types else []
         if name is not None:
             self.frame(node, region)[self.text(name)] = self.type_parts(named[0]) if len(named) == 1 else None
 
-    def instanceof(self, node: Node, region: Region) -> None:
+    def instanceof(self, node: Node, region: Open) -> None:
         name = node.child_by_field_id(_NAME)
         if name is not None:
             self.frame(node, region)[self.text(name)] = self.type_parts(node.child_by_field_name("right"))
 
-    def type_pattern(self, node: Node, region: Region) -> None:
+    def type_pattern(self, node: Node, region: Open) -> None:
         named = [c for c in node.named_children if c.type != "modifiers"]
         if len(named) == 2 and named[1].type == "identifier":
             self.frame(node, region)[self.text(named[1])] = self.type_parts(named[0])
 
-    def package_declaration(self, node: Node, region: Region) -> None:
+    def package_declaration(self, node: Node, region: Open) -> None:
         self.skip(node)
         self.read_package(node)
 
@@ -409,7 +414,7 @@ class _Extractor:
         self.facts.entities.append(Entity(label, qualname, name, kind, first + 1, last, code, parent, params))
         return qualname
 
-    def class_declaration(self, node: Node, region: Region) -> None:
+    def class_declaration(self, node: Node, region: Open) -> None:
         ctx = region[2]
         name_node = node.child_by_field_id(_NAME)
         if name_node is None:
@@ -460,7 +465,7 @@ class _Extractor:
             self.declare(cls.fields, member)
         self.regions.append((body.start_byte, body.end_byte, (cls.qualname, cls, (cls.fields, ctx[2]))))
 
-    def method_declaration(self, node: Node, region: Region) -> None:
+    def method_declaration(self, node: Node, region: Open) -> None:
         ctx = region[2]
         kind = _METHOD_KINDS[node.type]
         cls = ctx[1]
@@ -489,7 +494,7 @@ class _Extractor:
         if body is not None:
             regions.append((body.start_byte, body.end_byte, (qualname, cls, (names, ctx[2]))))
 
-    def object_creation(self, node: Node, region: Region) -> None:
+    def object_creation(self, node: Node, region: Open) -> None:
         ctx = region[2]
         type_node = node.child_by_field_id(_TYPE)
         if type_node is not None and type_node.kind_id in _TYPE_IDENTIFIER:  # as `type_parts`, for `new T(..)`
@@ -497,7 +502,7 @@ class _Extractor:
                 written = self.code[type_node.start_byte : type_node.end_byte]
             else:
                 written = self.source[type_node.start_byte : type_node.end_byte].decode("utf-8", "replace")
-            target = (written,) if written != "var" else None
+            target: Type | None = (written,) if written != "var" else None
         else:
             target = self.type_parts(type_node)
         args = node.child_by_field_id(_ARGUMENTS)
@@ -514,11 +519,12 @@ class _Extractor:
         name = f"<new {target[-1] if target else '?'}>"
         qualname = self.add_entity(Label.CLASS, node, name, "class", ctx[0])
         if target:
+            assert type_node is not None  # the target was read from it
             self.inherit(qualname, target, type_node)
         cls = _Class(qualname, name, target[-1] if target else None)
         self.enter_class(cls, body, ctx)
 
-    def enum_constant(self, node: Node, region: Region) -> None:
+    def enum_constant(self, node: Node, region: Open) -> None:
         ctx = region[2]
         self.skip(node)  # only the arguments and the body are looked at
         body = node.child_by_field_id(_BODY)
@@ -534,7 +540,7 @@ class _Extractor:
         if args is not None:  # pushed last: it comes first
             self.regions.append((args.start_byte, args.end_byte, ctx))
 
-    def lambda_expression(self, node: Node, region: Region) -> None:
+    def lambda_expression(self, node: Node, region: Open) -> None:
         ctx = region[2]
         names: dict[str, Type | None] = {}
         params = node.child_by_field_id(_PARAMETERS)
@@ -551,7 +557,7 @@ class _Extractor:
             self.regions.append((body.start_byte, body.end_byte, (ctx[0], ctx[1], (names, ctx[2]))))
 
     # ------------------------------------------------------------------------------------------- imports
-    def import_declaration(self, node: Node, region: Region) -> None:
+    def import_declaration(self, node: Node, region: Open) -> None:
         self.skip(node)
         self.read_import(node)
 
@@ -599,7 +605,7 @@ class _Extractor:
             return sum(1 for c in args.named_children if c.type not in _COMMENTS)
         return count
 
-    def constructor_invocation(self, node: Node, region: Region) -> None:
+    def constructor_invocation(self, node: Node, region: Open) -> None:
         ctx = region[2]
         which = node.child_by_field_name("constructor")
         cls = ctx[1]
@@ -611,7 +617,7 @@ class _Extractor:
         elif which.type == "super" and cls.superclass:
             self.call(ctx, (SUPER, cls.superclass), node, arity)
 
-    def method_reference(self, node: Node, region: Region) -> None:
+    def method_reference(self, node: Node, region: Open) -> None:
         ctx = region[2]
         children = [c for c in node.children if c.type not in _COMMENTS]
         if len(children) < 3:
@@ -667,10 +673,12 @@ class _Extractor:
         fields: list[Node] = []
         base = obj
         while base.type == "field_access":
-            fields.append(base.child_by_field_name("field"))
-            base = base.child_by_field_id(_OBJECT)
-            if base is None or fields[-1] is None:
+            field_node = base.child_by_field_name("field")
+            object_node = base.child_by_field_id(_OBJECT)
+            if object_node is None or field_node is None:
                 return None
+            fields.append(field_node)
+            base = object_node
         fields.reverse()
         if fields[0].type == "this":  # `Outer.this.m()`
             return _chain(base) if len(fields) == 1 and base.type in ("identifier", "field_access") else None
@@ -690,11 +698,12 @@ class _Extractor:
         if plain and _DOTTED.match(written) and _KEYWORDS.isdisjoint(written.split(".")):
             return written
         parts: list[str] = []
-        while node is not None and node.type == "scoped_identifier":
-            parts.append(text(node.child_by_field_id(_NAME)))
-            node = node.child_by_field_name("scope")
-        if node is not None:
-            parts.append(text(node))
+        scoped: Node | None = node
+        while scoped is not None and scoped.type == "scoped_identifier":
+            parts.append(text(scoped.child_by_field_id(_NAME)))
+            scoped = scoped.child_by_field_name("scope")
+        if scoped is not None:
+            parts.append(text(scoped))
         return ".".join(reversed(parts))
 
     def type_parts(self, node: Node | None) -> Type | None:
@@ -811,10 +820,11 @@ def _chain(node: Node) -> Type | None:
     parts: list[str] = []
     while node.type == "field_access":
         field_node = node.child_by_field_name("field")
-        node = node.child_by_field_id(_OBJECT)
-        if field_node is None or field_node.type != "identifier" or node is None:
+        object_node = node.child_by_field_id(_OBJECT)
+        if field_node is None or field_node.type != "identifier" or object_node is None:
             return None
         parts.append(text(field_node))
+        node = object_node
     if node.type != "identifier":
         return None
     parts.append(text(node))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 from spider.indexer.languages.javascript.grammar import CLASSES, DEFINITIONS, FUNCTIONS, LEAVES, Grammar
 from spider.indexer.languages.javascript.syntax import (
@@ -118,6 +119,10 @@ class _Name:
 
 _OBJ, _DECL, _STMT, _REQUIRE = "obj", "decl", "stmt", "require"
 
+# What a parent hands a child to walk with: a `_Name`, a (marker, value) pair, a marker, or None.
+_Hint = object
+_Item = tuple[Node, _Ctx, _Hint]  # a node to walk, in its context
+
 
 class _Walker:
     def __init__(self, facts: FileFacts, lines: SourceLines, grammar: Grammar) -> None:
@@ -128,7 +133,7 @@ class _Walker:
         self.names = QualnameRegistry()
         self.bound: dict[tuple[str | None, str], str] = {}  # (scope, claimed name) -> qualname, first wins
         self.exports: list[tuple[str | None, Export]] = []
-        self.stack: list[tuple[Node, _Ctx, object]] = []
+        self.stack: list[_Item] = []
         self.clean = True  # no ERROR / MISSING node in the tree: node shapes are as the grammar says
         self.typed = True  # TypeScript: type annotations to read
 
@@ -159,15 +164,15 @@ class _Walker:
             if c.kind_id not in leaves:
                 push((c, ctx, None))
 
-    def push(self, items: list[tuple[Node, _Ctx, object]]) -> None:
+    def push(self, items: list[_Item]) -> None:
         self.stack.extend(reversed(items))
 
-    def leaf(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def leaf(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         pass
 
     # ---- entities
 
-    def entity(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def entity(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """A function or class node: an entity when it has a name (its own or its parent's) and a body."""
         t = node.type
         name_hint = hint if isinstance(hint, _Name) else None
@@ -208,7 +213,7 @@ class _Walker:
         else:
             inner = _Ctx(qualname, types=parameter_types(node) if self.typed else {}, fields=ctx.fields,
                          module_level=ctx.module_level, ambient=ctx.ambient)  # fmt: skip
-        items = [(n, inner, None) for n in (name_hint.extra if name_hint is not None else ())]
+        items: list[_Item] = [(n, inner, None) for n in (name_hint.extra if name_hint is not None else ())]
         leaves = self.g.leaves
         items.extend((c, inner, None) for c in node.named_children if c.kind_id not in leaves)
         self.push(items)
@@ -220,7 +225,7 @@ class _Walker:
         self.facts.entities.append(self.lines.entity(label, qualname, display, kind, start, end, ctx.scope))
         return qualname
 
-    def method(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def method(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """`method_definition` in a class body or an object literal."""
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
@@ -236,15 +241,15 @@ class _Walker:
         qualname = self.define(Label.FUNCTION, ctx, claim, display, kind or "method", start, last_line(node))
         types = parameter_types(node) if self.typed else {}
         inner = _Ctx(qualname, types=types, fields=ctx.fields, module_level=ctx.module_level)
-        items = [(n, inner, None) for n in extra]
+        items: list[_Item] = [(n, inner, None) for n in extra]
         items.extend((c, inner, None) for c in node.named_children if c.type not in LEAVES and c != name_node)
         if name_node.type == "computed_property_name":
             items.append((name_node, ctx, None))
         self.push(items)
 
-    def class_body(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def class_body(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """Members: methods, constructor, accessors, field arrow functions; TS member decorators are siblings."""
-        items: list[tuple[Node, _Ctx, object]] = []
+        items: list[_Item] = []
         decorators: list[Node] = []
         for member in node.named_children:
             t = member.type
@@ -254,7 +259,7 @@ class _Walker:
             start = first_line(decorators[0]) if decorators else first_line(member)
             if t == "method_definition":
                 name = key_name(member.child_by_field_name("name"))
-                kind = "constructor" if name == "constructor" else "method"
+                kind: str | None = "constructor" if name == "constructor" else "method"
                 items.append((member, ctx, _Name(name, name, start, last_line(member), kind, tuple(decorators))))
             elif t in ("field_definition", "public_field_definition"):
                 key = member.child_by_field_name("property") or member.child_by_field_name("name")
@@ -276,10 +281,10 @@ class _Walker:
         items.extend((d, ctx, None) for d in decorators)
         self.push(items)
 
-    def object(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def object(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """Object literal: `key: function`, `key: () =>`, `key() {}` become `<object variable>.key` entities."""
         prefix = hint[1] if isinstance(hint, tuple) and hint[0] == _OBJ else ""
-        items: list[tuple[Node, _Ctx, object]] = []
+        items: list[_Item] = []
         g = self.g
         for member in node.named_children:
             t = member.kind_id
@@ -342,19 +347,19 @@ class _Walker:
 
     # ---- declarations and assignments
 
-    def declaration(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def declaration(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """`const|let|var a = …, b = …`: the whole statement (with `export`) is each function's span."""
         span = (_DECL, hint if isinstance(hint, _Name) else node)  # the lines are only read for a function
         leaves = self.g.leaves
         self.push([(c, ctx, span) if c.type == "variable_declarator" else (c, ctx, None)
                    for c in node.named_children if c.kind_id not in leaves])  # fmt: skip
 
-    def declarator(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def declarator(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         span = hint[1] if isinstance(hint, tuple) and hint[0] == _DECL else node
         name_node = node.child_by_field_name("name")
         raw_value = node.child_by_field_name("value")
         value = unwrap(raw_value)
-        items: list[tuple[Node, _Ctx, object]] = []
+        items: list[_Item] = []
         if name_node is None:
             self.children(node, ctx)
             return
@@ -363,7 +368,9 @@ class _Walker:
         vt = value.type if value is not None else None
         if is_identifier:
             declared = annotation_parts(node.child_by_field_name("type")) if self.typed else None
-            constructed = chain(value.child_by_field_name("constructor")) if vt == "new_expression" else None
+            constructed = (  # `vt` is the type of `value`, a node when it is "new_expression"
+                chain(cast(Node, value).child_by_field_name("constructor")) if vt == "new_expression" else None
+            )
             if declared:
                 ctx.types[name] = (declared, False)
             elif constructed:
@@ -385,7 +392,7 @@ class _Walker:
         elif vt == "member_expression" and (module := required_module(value.child_by_field_name("object"))):
             prop = value.child_by_field_name("property")
             self.require_binding(name_node, module, text(prop), first_line(node), ctx)
-            items.append((value.child_by_field_name("object"), ctx, _REQUIRE))
+            items.append((cast(Node, value.child_by_field_name("object")), ctx, _REQUIRE))  # a module was read from it
         elif vt not in LEAVES:
             items.append((value, ctx, None))
         self.push(items)
@@ -412,7 +419,7 @@ class _Walker:
         else:
             add(Import(ctx.scope, module, None, "", line))
 
-    def statement(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def statement(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """expression_statement: an assignment in it spans the whole statement."""
         if self.clean:  # one expression (then `;` and comments, nothing to walk): no list of every child
             c = node.child(0)
@@ -426,7 +433,7 @@ class _Walker:
                 elif t not in g.leaves:
                     self.stack.append((c, ctx, None))
                 return
-        items = []
+        items: list[_Item] = []
         for c in node.named_children:
             if c.type == "assignment_expression":
                 items.append((c, ctx, (_STMT, node)))
@@ -434,13 +441,13 @@ class _Walker:
                 items.append((c, ctx, None))
         self.push(items)
 
-    def assignment(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def assignment(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         span = hint[1] if isinstance(hint, tuple) and hint[0] == _STMT else node
         left, right = node.child_by_field_name("left"), unwrap(node.child_by_field_name("right"))
         if left is None or right is None:
             self.children(node, ctx)
             return
-        items: list[tuple[Node, _Ctx, object]] = []
+        items: list[_Item] = []
         if left.type == "identifier":
             target = text(left)
             if cls := constructed(right):
@@ -506,7 +513,7 @@ class _Walker:
 
     # ---- modules
 
-    def import_statement(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def import_statement(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         source = node.child_by_field_name("source")
         if source is None:
             module = None
@@ -549,7 +556,7 @@ class _Walker:
         if not bound and module is not None:
             add(Import(ctx.scope, module, None, "", line))
 
-    def export_statement(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def export_statement(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         start, end = first_line(node), last_line(node)
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
@@ -557,7 +564,7 @@ class _Walker:
         module = string_value(source) if source is not None else None
         decorators = tuple(c for c in node.named_children if c.type == "decorator")
         is_default = any(c.type == "default" for c in node.children)
-        items: list[tuple[Node, _Ctx, object]] = []
+        items: list[_Item] = []
         if declaration is not None:
             items.append((declaration, ctx, _Name(None, None, start, end, None, decorators)))
             decorators = ()
@@ -632,7 +639,7 @@ class _Walker:
                 seen.add(export)
                 self.facts.exports.append(export)
 
-    def namespace(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def namespace(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """TS `namespace A.B {}` / `module M {}`: no entity, but prefixes what is inside; `declare module "m"`
         and `declare global` do not."""
         name = node.child_by_field_name("name")
@@ -642,7 +649,7 @@ class _Walker:
         inner = _Ctx(ctx.scope, prefix, ctx.types, ctx.fields, module_level=False, ambient=ctx.ambient)
         self.push([(c, inner, None) for c in node.named_children if c.type not in LEAVES and c != name])
 
-    def ambient(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def ambient(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """`declare …`: bodiless by definition; `declare global {}` exports nothing from this module."""
         is_global = any(c.type == "global" for c in node.children)
         inner = ctx
@@ -652,7 +659,7 @@ class _Walker:
 
     # ---- calls
 
-    def call(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def call(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         g = self.g
         func = node.child_by_field_id(g.f_function)
         if func is None:
@@ -670,7 +677,7 @@ class _Walker:
                 target: tuple[str, ...] | None = None
             else:
                 target = (name,)
-            items: list[tuple[Node, _Ctx, object]] = []
+            items: list[_Item] = []
         elif ft in g.member:
             target, items = self.member_callee(func, ctx, False)
         elif ft in g.import_:
@@ -688,7 +695,7 @@ class _Walker:
         if items:
             self.stack.extend(reversed(items))
 
-    def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list]:
+    def other_callee(self, func: Node, ctx: _Ctx) -> tuple[tuple[str, ...] | None, list[_Item]]:
         """Any callee but a name or a member: `super(…)`, `(function () {…})()`, `(a || b)()`, `f()()`."""
         target = (SUPER, "constructor") if func.type == "super" else chain(func)
         inner = unwrap(func)
@@ -699,7 +706,8 @@ class _Walker:
             return target, [(inner, ctx, _Name("<anonymous>", "<anonymous>", first_line(inner), last_line(inner)))]
         if (
             it == "member_expression"
-            and (obj := unwrap(inner.child_by_field_name("object"))).type in FUNCTIONS
+            # a member expression has an object
+            and (obj := unwrap(cast(Node, inner.child_by_field_name("object")))).type in FUNCTIONS
             and text(inner.child_by_field_name("property")) in ("call", "apply")
         ):  # (function () {…}).call(this)
             return target, [(obj, ctx, _Name("<anonymous>", "<anonymous>", first_line(obj), last_line(obj)))]
@@ -715,7 +723,7 @@ class _Walker:
         self.facts.imports.append(Import(ctx.scope, module, None, "", node.start_point[0] + 1))
         return True
 
-    def member_callee(self, func: Node, ctx: _Ctx, constructor: bool) -> tuple[tuple[str, ...] | None, list]:
+    def member_callee(self, func: Node, ctx: _Ctx, constructor: bool) -> tuple[tuple[str, ...] | None, list[_Item]]:
         """`a.b.c` / `f().m` as callee: the call target, and what of the callee is still to be walked."""
         g = self.g
         obj = func.child_by_field_id(g.f_object)
@@ -727,7 +735,7 @@ class _Walker:
         src = self.src
         if pt in g.properties:
             if ot in g.name:
-                target = (
+                target: tuple[str, ...] | None = (
                     src[obj.start_byte:obj.end_byte].decode("utf-8", "replace"),
                     src[prop.start_byte:prop.end_byte].decode("utf-8", "replace"),
                 )
@@ -738,6 +746,7 @@ class _Walker:
             elif ot in g.chain_links:
                 if self.clean and func.end_byte - func.start_byte <= _MAX_DOTTED_TEXT:
                     written = func.text
+                    assert written is not None  # the tree was parsed from bytes
                     if _DOTTED_BYTES.match(written):  # a plain dotted name
                         parts = written.decode().split(".")
                         head = parts[0]
@@ -770,7 +779,7 @@ class _Walker:
             return target, ([(obj, ctx, None)] if ot not in g.leaves else [])
         return target, [(func, ctx, None)]
 
-    def member(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def member(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """`a.b` read (not called): only the object can hold anything to walk; the property is a name."""
         if not self.clean:
             self.children(node, ctx)
@@ -779,7 +788,7 @@ class _Walker:
         if obj is not None and obj.kind_id not in self.g.leaves:
             self.stack.append((obj, ctx, None))
 
-    def new(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def new(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         ctor = node.child_by_field_id(self.g.f_constructor)
         if ctor is None:
             return
@@ -787,7 +796,7 @@ class _Walker:
         ct = ctor.type
         if ct == "identifier":
             target: tuple[str, ...] | None = (text(ctor),)
-            items: list[tuple[Node, _Ctx, object]] = []
+            items: list[_Item] = []
         elif ct == "member_expression":
             target, items = self.member_callee(ctor, ctx, True)
         else:
@@ -798,7 +807,7 @@ class _Walker:
             self.add_call(ctx, target, node.start_point[0] + 1, arity)
         self.stack.extend(reversed(items))
 
-    def callback(self, callee: Node, arg: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> None:
+    def callback(self, callee: Node, arg: Node, ctx: _Ctx, items: list[_Item]) -> None:
         """An argument that is (or wraps) a function or class: block-bodied callbacks become `<callee>()`
         entities; expression-bodied arrows stay in the caller."""
         arg = unwrap(arg)
@@ -809,7 +818,7 @@ class _Walker:
         elif t not in LEAVES:
             items.append((arg, ctx, None))
 
-    def arguments(self, callee: Node, args: Node, ctx: _Ctx, items: list[tuple[Node, _Ctx, object]]) -> int | None:
+    def arguments(self, callee: Node, args: Node, ctx: _Ctx, items: list[_Item]) -> int | None:
         """Adds the arguments to walk to `items`; returns the arity (None for a tagged template)."""
         g = self.g
         count = 0
@@ -838,7 +847,7 @@ class _Walker:
                 target = ctx.fields[target[1]] + target[2:]
         self.facts.references.append(Reference(ctx.scope, RefKind.CALL, target, line, arity, inferred))
 
-    def decorator(self, node: Node, ctx: _Ctx, hint: object) -> None:
+    def decorator(self, node: Node, ctx: _Ctx, hint: _Hint) -> None:
         """`@dec` wraps the entity: a call from it (like the Python extractor); `@dec(...)` is a call anyway."""
         expr = node.named_children[0] if node.named_child_count else None
         if expr is not None and expr.type in ("identifier", "member_expression"):

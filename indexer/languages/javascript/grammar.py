@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from spider.indexer.parse.treesitter import parser
+from spider.indexer.parse.treesitter import field_id, language
 
 FUNCTIONS = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression", "function",
@@ -31,9 +31,9 @@ class Grammar:
     asking `child_by_field_id` is much cheaper than building `Node.type` strings and looking field names up.
     Each set holds every id whose name is the type the string version compares against."""
 
-    def __init__(self, name: str, handlers: dict[str, Callable]) -> None:
-        language = parser(name).language
-        names = {i: language.node_kind_for_id(i) for i in range(language.node_kind_count)}
+    def __init__(self, name: str, handlers: dict[str, Callable[..., None]]) -> None:
+        grammar = language(name)
+        names = {i: grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)}
         names[0xFFFF] = "ERROR"
 
         def ids(*types: str) -> frozenset[int]:
@@ -64,9 +64,8 @@ class Grammar:
         self.pair = ids("pair")
         self.method_definition = ids("method_definition")
         self.computed_property_name = ids("computed_property_name")
-        field_id = language.field_id_for_name
-        self.f_function, self.f_arguments = field_id("function"), field_id("arguments")
-        self.f_constructor = field_id("constructor")
-        self.f_object, self.f_property = field_id("object"), field_id("property")
-        self.f_key, self.f_value = field_id("key"), field_id("value")
+        self.f_function, self.f_arguments = field_id(grammar, "function"), field_id(grammar, "arguments")
+        self.f_constructor = field_id(grammar, "constructor")
+        self.f_object, self.f_property = field_id(grammar, "object"), field_id(grammar, "property")
+        self.f_key, self.f_value = field_id(grammar, "key"), field_id(grammar, "value")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import overload
 
 from spider.indexer.languages.javascript.grammar import DEFINITIONS, FUNCTIONS, WRAPPERS
 from spider.indexer.parse.facts import EXPR, SELF, SUPER
@@ -12,6 +13,10 @@ _MAX_CALLEE_TEXT = 120  # longer callee texts (they swallow earlier callbacks of
 NEWLINE_RUN = re.compile(r"\s*\n\s*")
 
 
+@overload
+def unwrap(node: Node) -> Node: ...
+@overload
+def unwrap(node: Node | None) -> Node | None: ...
 def unwrap(node: Node | None) -> Node | None:
     """`(x)`, `x as T`, `x satisfies T` -> x."""
     while node is not None and node.type in WRAPPERS:

@@ -18,9 +18,9 @@ from spider.indexer.parse.treesitter import (
     SourceLines,
     count_syntax_errors,
     first_line,
+    language,
     last_line,
     parse,
-    parser,
     text,
 )
 from spider.indexer.schema import Label, Language
@@ -40,7 +40,7 @@ _QUERY = """
 
 @cache
 def _query() -> tree_sitter.Query:
-    return tree_sitter.Query(parser("python").language, _QUERY)
+    return tree_sitter.Query(language("python"), _QUERY)
 
 
 @dataclass
@@ -83,7 +83,7 @@ def dotted_parts(node: Node) -> tuple[str, ...] | None:
     parts: list[str] = []  # spaces, comments or line breaks inside the chain
     while node.type == "attribute":
         parts.append(text(node.child_by_field_name("attribute")))
-        node = node.child_by_field_name("object")
+        node = node.child_by_field_name("object")  # type: ignore[assignment]  # a required field
     return (text(node), *reversed(parts)) if node.type == "identifier" else None
 
 
@@ -122,7 +122,7 @@ class _Walker:
         while len(self.stack) > 1 and self.stack[-1].end <= position:
             closed = self.stack.pop()
             if closed.is_class:
-                self.type_self_attributes(closed.cls)
+                self.type_self_attributes(closed.cls)  # type: ignore[arg-type]  # a class scope has its state
 
     def scope_of(self, position: int) -> _Scope:
         top = self.stack[-1]
@@ -164,6 +164,7 @@ class _Walker:
         expr = decorator.named_children[0] if decorator.named_children else None
         parts = dotted_parts(expr) if expr is not None else None
         if parts:
+            assert expr is not None  # the parts were read from it
             self.facts.references.append(Reference(qualname, RefKind.CALL, parts, first_line(expr), arity=1))
 
     def bases(self, class_node: Node, qualname: str) -> None:
@@ -202,7 +203,8 @@ class _Walker:
     def call(self, node: Node, scope: _Scope) -> None:
         if scope.qualname is None:
             return  # module-level calls have no entity to start an INVOKES edge from
-        target, inferred = self.call_target(node.child_by_field_name("function"), scope)
+        # a call's function is a required field: tree-sitter always gives a node
+        target, inferred = self.call_target(node.child_by_field_name("function"), scope)  # type: ignore[arg-type]
         if target:
             args = node.child_by_field_name("arguments")
             arity = args.named_child_count if args is not None and args.type == "argument_list" else None
@@ -217,7 +219,7 @@ class _Walker:
         if parts is None:
             if func.type != "attribute":
                 return None, False
-            obj = func.child_by_field_name("object")
+            obj: Node = func.child_by_field_name("object")  # type: ignore[assignment]  # a required field
             attr = text(func.child_by_field_name("attribute"))
             if obj.type == "call" and text(obj.child_by_field_name("function")) == "super":
                 return (SUPER, attr), False
@@ -262,7 +264,7 @@ class _Walker:
 def _constructed_class(node: Node) -> tuple[str, ...] | None:
     if node.type != "call":
         return None
-    parts = dotted_parts(node.child_by_field_name("function"))
+    parts = dotted_parts(node.child_by_field_name("function"))  # type: ignore[arg-type]  # a required field
     if parts and parts[-1][:1].isupper():
         return parts
     return None
