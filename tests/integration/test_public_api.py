@@ -11,6 +11,7 @@ from pathlib import Path
 
 import spider.indexer
 import spider.query
+
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from spider.indexer.errors import CorruptRepository
+from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.cache import GRAPH_FORMAT
 from spider.indexer.source.base_snapshot import choose_base
 from spider.indexer.source.walk import open_commit, select_files
@@ -18,10 +19,10 @@ class IndexedSnapshots:
     """The one thing choose_base asks the graph: the snapshots of the repository, newest first."""
 
     def __init__(self, *shas: str) -> None:
-        self.rows = [{"snapshot": sha, "complete": True, "seq": seq, "stats": {"graph_format": GRAPH_FORMAT}}
-                     for seq, sha in enumerate(shas)]
+        self.rows = [Snapshot(repo="r", snapshot=sha, rev=None, complete=True, seq=seq, writer=None, indexed_at=None,
+                              stats={"graph_format": GRAPH_FORMAT}) for seq, sha in enumerate(shas)]
 
-    def list_snapshots(self, repo: str) -> list[dict]:
+    def list_snapshots(self, repo: str) -> list[Snapshot]:
         return self.rows
 
 
