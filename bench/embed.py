@@ -535,7 +535,7 @@ def phase_der(args) -> dict:
         finally:
             os.unlink(issue_file)
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", "import query.cli.ask"], cwd=ROOT, capture_output=True)
+        out = subprocess.run([sys.executable, "-c", "import spider.query.cli.ask"], cwd=ROOT, capture_output=True)
         result["python_import_query_cli_s"] = round(time.perf_counter() - t, 3) if out.returncode == 0 else None
     finally:
         result["cleanup"] = cleanup(store, repo, snapshot or open_commit(args.git_dir, args.rev).sha, embedding)
@@ -687,7 +687,7 @@ def markdown(doc: dict) -> str:
             out.append("Cold `spider-query --method M --json` processes (imports + Neo4j connect + model load + query), "
                        "alternated: " + "; ".join(f"{m} wall {v['wall_s']} s (median {v['wall_s_median']} s), inner "
                                                   f"{v['reported_seconds'][0]}" for m, v in c.items())
-                       + f". `python -c 'import query.cli.ask'` alone: {d.get('python_import_query_cli_s')} s.\n")
+                       + f". `python -c 'import spider.query.cli.ask'` alone: {d.get('python_import_query_cli_s')} s.\n")
         out.append(f"Cleanup: {d['cleanup']}.\n")
     if doc.get("analysis"):
         out.append("## Analysis\n")
