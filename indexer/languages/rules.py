@@ -23,19 +23,23 @@ class Module:
 
 class ModuleMap(Protocol):
     """How one language's import specifiers name the modules of a snapshot. Anything external is None: dropped,
-    never guessed at."""
+    never guessed at. A language's map subclasses this and overrides what its imports have: the defaults say
+    there are no submodules, package members or implicitly visible files."""
 
     def module(self, importer: str, specifier: str) -> Module | None:
         """What `specifier`, as written in file `importer`, names."""
 
     def submodule(self, package: Module, name: str) -> Module | None:
         """The module called `name` inside `package` (Python's `pkg.sub`); None where a language has none."""
+        return None
 
     def package_files(self, package: str) -> list[str]:
         """The files whose file-scope names are the members of directory module `package` (Java's packages)."""
+        return []
 
     def implicit_files(self, importer: str) -> list[str]:
         """The files whose file-scope names `importer` sees without importing them (Java: its package's files)."""
+        return []
 
 
 ModuleMapBuilder = Callable[[dict[str, FileFacts]], ModuleMap]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
 from spider.indexer.parse.facts import FileFacts
 
 
-class JavaPackages:
+class JavaPackages(ModuleMap):
     """The snapshot's Java files by package."""
 
     def __init__(self, files: dict[str, FileFacts]) -> None:
@@ -22,9 +22,6 @@ class JavaPackages:
     def module(self, importer: str, specifier: str) -> Module | None:
         """A package; a class (`com.acme.Foo`) is a member of one, which the resolver walks to."""
         return Module(specifier, is_dir=True) if specifier in self._packages else None
-
-    def submodule(self, package: Module, name: str) -> Module | None:
-        return None
 
     def package_files(self, package: str) -> list[str]:
         return self._packages.get(package, [])

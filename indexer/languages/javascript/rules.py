@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import posixpath
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
 from spider.indexer.parse.facts import FileFacts
 
 _SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _EMITTED = (".js", ".jsx", ".mjs", ".cjs")
 
 
-class ScriptModules:
+class ScriptModules(ModuleMap):
     """The snapshot's JavaScript and TypeScript files, as relative specifiers find them."""
 
     def __init__(self, files: dict[str, FileFacts]) -> None:
@@ -31,15 +31,6 @@ class ScriptModules:
                 if candidate in self._files:
                     return Module(candidate)
         return None
-
-    def submodule(self, package: Module, name: str) -> Module | None:
-        return None
-
-    def package_files(self, package: str) -> list[str]:
-        return []
-
-    def implicit_files(self, importer: str) -> list[str]:
-        return []
 
 
 RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, module_call="default")

@@ -8,7 +8,7 @@ import posixpath
 from collections import defaultdict
 from typing import Iterable
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
 from spider.indexer.parse.facts import FileFacts
 
 
@@ -25,7 +25,7 @@ def _module_path(path: str) -> str:
     return posixpath.dirname(stem) if posixpath.basename(stem) == "__init__" else stem
 
 
-class PythonModules:
+class PythonModules(ModuleMap):
     """The snapshot's Python modules by the dotted names imports use."""
 
     def __init__(self, files: dict[str, FileFacts]) -> None:
@@ -63,11 +63,6 @@ class PythonModules:
             return None
         return self._path(posixpath.join(directory, name))
 
-    def package_files(self, package: str) -> list[str]:
-        return []
-
-    def implicit_files(self, importer: str) -> list[str]:
-        return []
 
     def _path(self, module_path: str) -> Module | None:
         module_path = posixpath.normpath(module_path) if module_path else ""

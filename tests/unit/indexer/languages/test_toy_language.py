@@ -7,7 +7,7 @@ import posixpath
 
 import pytest
 from spider.indexer.languages import extractor_for, language_of, register_language
-from spider.indexer.languages.rules import Exports, LanguageRules, Module
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
 from spider.indexer.parse.facts import FileFacts, Import, Reference, RefKind
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.parse.treesitter import SourceLines
@@ -32,7 +32,7 @@ def extract_toy(path: str, source: bytes) -> FileFacts:
     return facts
 
 
-class ToyModules:
+class ToyModules(ModuleMap):
     """`use m` names m.toy beside the importer."""
 
     def __init__(self, files: dict[str, FileFacts]) -> None:
@@ -41,15 +41,6 @@ class ToyModules:
     def module(self, importer: str, specifier: str) -> Module | None:
         path = posixpath.join(posixpath.dirname(importer), f"{specifier}.toy")
         return Module(path) if path in self._files else None
-
-    def submodule(self, package: Module, name: str) -> Module | None:
-        return None
-
-    def package_files(self, package: str) -> list[str]:
-        return []
-
-    def implicit_files(self, importer: str) -> list[str]:
-        return []
 
 
 def register_toy():
