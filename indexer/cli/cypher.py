@@ -83,10 +83,11 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
     values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
     if repo:
         values["repo"] = repo
-    with cancelled_by_interrupt(), neo4j_local.open_graph(Settings.from_env()) as store:
+    settings = Settings.from_env()
+    with cancelled_by_interrupt(), neo4j_local.open_graph(settings) as store:
         if "$repo" in text or "$snapshot" in text:
             fill_scope(store, values)
-        keys, rows = run_analyst_query(store, text, values, Settings.from_env().cypher_timeout)
+        keys, rows = run_analyst_query(store, text, values, settings.cypher_timeout)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
     else:
