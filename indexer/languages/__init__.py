@@ -76,6 +76,14 @@ def rules_for(language: str) -> LanguageRules:
     return _RULES[language]
 
 
+def is_test_code(node_id: str) -> bool:
+    """Whether a function (`path:Class.method#2`) is test code by its language's definition; a file of no
+    language spider reads is not."""
+    path, _, qualname = node_id.rpartition(":")
+    entry = _BY_EXTENSION.get(_suffix(path))
+    return entry is not None and _RULES[entry.language].test_code.holds(path, qualname.split("#")[0])
+
+
 for _package in pkgutil.iter_modules(__path__):
     if _package.ispkg:
         import_module(f"{__name__}.{_package.name}")

@@ -6,6 +6,7 @@ where languages differ is asked of the file's `LanguageRules`, never decided by 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Protocol
@@ -54,11 +55,34 @@ class Exports(Enum):
 
 
 @dataclass(frozen=True)
+class TestCode:
+    """What is test code in a language: a function under a test directory, in a test file, or (in-file markers, a
+    test module inside a source file) with a qualified name that says so. A fix almost never edits tests, so the
+    first stage keeps them out of the way (`--tests`) and the learned selector reads the same definition."""
+
+    __test__ = False  # not a pytest class, whatever its name says
+
+    directories: frozenset[str]  # path segments, compared case-insensitively: "tests", "__tests__"
+    file_name: re.Pattern[str]  # matched against the file name alone
+    qualname: re.Pattern[str] | None = None  # matched against the qualified name (Rust `tests.check_parse`)
+
+    def holds(self, path: str, qualname: str = "") -> bool:
+        directories, _, name = path.rpartition("/")
+        if any(part.lower() in self.directories for part in directories.split("/")):
+            return True
+        if self.file_name.search(name):
+            return True
+        return bool(self.qualname and qualname and self.qualname.search(qualname))
+
+
+@dataclass(frozen=True)
 class LanguageRules:
-    """Every decision the resolver leaves to the language of the file it resolves in."""
+    """Every decision the resolver leaves to the language of the file it resolves in, and what counts as its test
+    code."""
 
     modules: ModuleMapBuilder  # builds the map from the files of every language whose rules name the same builder
     exports: Exports
+    test_code: TestCode
     overloads: bool = False  # a name defined several times means all definitions (Java overloads), not the last
     class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`

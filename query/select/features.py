@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 
+from spider.indexer.languages import is_test_code
 from spider.query.retrieve.tokenize import code_tokens
 from spider.query.select.stage2 import Candidate, SelectionRequest
 
@@ -26,8 +27,6 @@ MIN_NAME = 4  # a name shorter than this ("get", "run") is named by too many iss
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]")  # snake_case or camelCase: an identifier, not an English word
-_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec|testing)(/|$)|(^|/)test_[^/]*$|_test\.\w+$|[.-](test|spec)\.\w+$"
-                        r"|Tests?\.java$", re.IGNORECASE)
 
 
 def named_in(issue: str) -> set[str]:
@@ -44,10 +43,6 @@ def split_id(node_id: str) -> tuple[str, list[str]]:
     """`path:Class.method#2` -> (path, [Class, method])."""
     path, _, qualname = node_id.rpartition(":")
     return path, qualname.split("#")[0].split(".")
-
-
-def is_test_path(path: str) -> bool:
-    return bool(_TEST_PATH.search(path))
 
 
 class RequestFeatures:
@@ -92,8 +87,8 @@ class RequestFeatures:
             *(float(candidate.rel_type == rel) for rel in ("CONTAINS", "INVOKES", "IMPORTS", "INHERITS")),
             float(same_file),
             float(same_file and len(parts) > 1 and parts[:-1] == seed_parts[:-1]),
-            float(is_test_path(path)),
-            float(is_test_path(self.seed_path)),
+            float(is_test_code(candidate.id)),
+            float(is_test_code(request.seed.id)),
             math.log1p(candidate.degree),
             math.log1p(candidate.code.count("\n") + 1 if candidate.code else 0),
             math.log(len(request.candidates)),

@@ -4,9 +4,10 @@ a name means all its definitions; `com.acme.Foo` may be written out in full."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
 
@@ -30,6 +31,8 @@ class JavaPackages(ModuleMap):
         return self.package_files(self._package_of[importer])
 
 
+# Maven and Gradle keep tests under src/test/; JUnit classes are named FooTest, FooTests or FooIT.
+TEST_CODE = TestCode(frozenset({"test", "tests"}), re.compile(r"(Tests?|[a-z]IT)\.java$"))
 RULES = LanguageRules(
-    modules=JavaPackages, exports=Exports.NONE, overloads=True, class_scope=True, qualified_names=True,
+    modules=JavaPackages, exports=Exports.NONE, test_code=TEST_CODE, overloads=True, class_scope=True, qualified_names=True,
 )

@@ -5,8 +5,9 @@ members are its exports; calling a CommonJS module calls its default export; a n
 from __future__ import annotations
 
 import posixpath
+import re
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
 _SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
@@ -33,4 +34,7 @@ class ScriptModules(ModuleMap):
         return None
 
 
-RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, module_call="default")
+# Jest, Mocha and Vitest: test/, __tests__/ and spec/ trees, *.test.js and *.spec.ts files, __mocks__/ stubs.
+TEST_CODE = TestCode(frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs"}),
+                     re.compile(r"[.-](test|spec)\.[cm]?[jt]sx?$"))
+RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, test_code=TEST_CODE, module_call="default")

@@ -5,10 +5,11 @@ packages; a module's members are its file-scope names; a name defined twice mean
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from typing import Iterable
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
 
@@ -74,4 +75,6 @@ class PythonModules(ModuleMap):
         return None
 
 
-RULES = LanguageRules(modules=PythonModules, exports=Exports.FILE_SCOPE)
+# pytest's and unittest's conventions: tests/ and testing/ trees, test_*.py, *_test.py, conftest.py.
+TEST_CODE = TestCode(frozenset({"test", "tests", "testing"}), re.compile(r"^(test_.*|.*_test|conftest)\.pyi?$"))
+RULES = LanguageRules(modules=PythonModules, exports=Exports.FILE_SCOPE, test_code=TEST_CODE)

@@ -4,10 +4,11 @@ resolved by the shared code like the built-in ones."""
 from __future__ import annotations
 
 import posixpath
+import re
 
 import pytest
-from spider.indexer.languages import extractor_for, language_of, register_language
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap
+from spider.indexer.languages import extractor_for, is_test_code, language_of, register_language
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts, Import, Reference, RefKind
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.parse.treesitter import SourceLines
@@ -43,8 +44,12 @@ class ToyModules(ModuleMap):
         return Module(path) if path in self._files else None
 
 
+# Toy tests live in checks/ trees, *_check.toy files, or an in-file `checks` block (qualified names checks.*).
+TOY_TESTS = TestCode(frozenset({"checks"}), re.compile(r"_check\.toy$"), qualname=re.compile(r"^checks\."))
+
+
 def register_toy():
-    return register_language("toy", (".toy",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE))
+    return register_language("toy", (".toy",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE, TOY_TESTS))
 
 
 @pytest.fixture
@@ -82,5 +87,11 @@ def test_unregistering_a_language_forgets_its_extensions():
 
 def test_an_extension_is_read_by_one_language_only():
     with pytest.raises(ValueError, match=r"\.py"):
-        register_language("toy", (".py",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE))
+        register_language("toy", (".py",), extract_toy, LanguageRules(ToyModules, Exports.FILE_SCOPE, TOY_TESTS))
     assert language_of("a/b.py") == "python"
+
+
+def test_a_registered_language_brings_its_own_test_code_definition(toy_language):
+    assert is_test_code("app/checks/main.toy:run") and is_test_code("app/parse_check.toy:run")
+    assert is_test_code("app/parse.toy:checks.parses_empty#2")  # an in-file marker
+    assert not is_test_code("app/parse.toy:parse") and not is_test_code("app/parse.toy:checker.run")

@@ -22,7 +22,7 @@ from spider.query.evaluation.train_selector import (
     threshold_outcome,
     train_selector,
 )
-from spider.query.select.features import FEATURES, is_test_path, named_in, request_features
+from spider.query.select.features import FEATURES, named_in, request_features
 from spider.query.select.learned import LearnedSelector, SelectorModel, Weights
 from spider.query.select.stage2 import Candidate, SelectionRequest
 
@@ -63,15 +63,6 @@ def test_features_that_tie_the_issue_and_the_seed_to_the_code():
     assert feature(row, "path_in_issue") == 1
     assert feature(row, "issue_identifiers_in_code_log") == pytest.approx(np.log(3))  # render_title, order_id
     assert feature(row, "seed_mentions_candidate") == 1 and feature(row, "candidate_mentions_seed") == 0
-
-
-@pytest.mark.parametrize("path, test", [
-    ("tests/test_api.py", True), ("src/foo_test.go", True), ("lib/__tests__/a.js", True), ("src/a.spec.ts", True),
-    ("src/main/java/FooTest.java", True), ("src/testing/util.py", True),
-    ("src/contest.py", False), ("src/attestation/a.py", False), ("lib/latest.js", False),
-])
-def test_test_paths(path, test):
-    assert is_test_path(path) is test
 
 
 def model_with(weights: dict[str, float], intercept: float = 0.0, threshold: float = 0.5) -> SelectorModel:

@@ -1,0 +1,34 @@
+"""Each language's definition of test code: what `--tests` keeps out of the first stage and the learned
+selector's test features read. Paths from the benchmark's repositories' layouts and the test runners' defaults."""
+
+from __future__ import annotations
+
+import pytest
+from spider.indexer.languages import is_test_code
+
+TEST_CODE = [
+    "tests/test_util.py:test_split", "xarray/tests/test_dataset.py:TestDataset.test_copy",
+    "testing/python/collect.py:TestModule.test_import", "src/pkg/util_test.py:check", "conftest.py:fixture",
+    "sphinx/testing/fixtures.py:app", "doc/conftest.pyi:rootdir",
+    "src/test/java/com/acme/FooTest.java:FooTest.parses", "gson/src/main/java/Check/BarTests.java:BarTests.run",
+    "core/src/main/java/com/acme/ServerIT.java:ServerIT.starts",
+    "src/__tests__/parse.js:parses", "test/locale.test.js:works", "src/plugin/utc.spec.ts:offset",
+    "packages/app/__mocks__/fs.js:readFile", "spec/helpers.mjs:setup", "src/date-spec.jsx:Date.render",
+]
+SOURCE_CODE = [
+    "src/_pytest/python.py:Module._importtestmodule", "xarray/testing.py:assert_equal", "src/pytest/__init__.py:main",
+    "sphinx/util/inspect.py:signature", "requests/models.py:Response.json", "lib/contest.py:run",
+    "src/main/java/com/acme/Foo.java:Foo.test", "src/main/java/com/acme/Contest.java:Contest.run",
+    "src/main/java/com/acme/AUDIT.java:AUDIT.log", "src/index.js:dayjs", "src/plugin/latest.ts:latest",
+    "lib/attest.js:attest", "README.md:nothing", "Makefile:test",
+]
+
+
+@pytest.mark.parametrize("node_id", TEST_CODE)
+def test_test_code_is_recognised(node_id):
+    assert is_test_code(node_id)
+
+
+@pytest.mark.parametrize("node_id", SOURCE_CODE)
+def test_source_code_is_not_test_code(node_id):
+    assert not is_test_code(node_id)
