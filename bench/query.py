@@ -33,8 +33,9 @@ from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
 from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.expand import edges_label, parse_edges  # noqa: E402
-from spider.query.pipeline import first_stage, graph_answer  # noqa: E402
+from spider.query.pipeline import graph_answer  # noqa: E402
 from spider.query.results import Method, Origin  # noqa: E402
+from spider.query.retrieve.first_stage import first_stage  # noqa: E402
 from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 
 from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402

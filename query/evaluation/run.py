@@ -22,8 +22,9 @@ from spider.indexer.schema import Rel
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from spider.query.pipeline import GRAPH_METHODS, SELECTORS, Proposal, Ranking, first_stage, open_selector, propose
+from spider.query.pipeline import GRAPH_METHODS, SELECTORS, Proposal, open_selector, propose
 from spider.query.results import Origin, function_info
+from spider.query.retrieve.first_stage import Ranking, first_stage
 from spider.query.select.features import FEATURES, request_features
 from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, SelectorKind, decide_all
 
