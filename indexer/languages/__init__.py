@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pkgutil
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import import_module
 from typing import Callable, Iterable
 
-from spider.indexer.languages.rules import LanguageRules
+from spider.indexer.languages.rules import LanguageRules, TestCode
 from spider.indexer.parse.facts import FileFacts
 
 Extractor = Callable[[str, bytes], FileFacts]
@@ -36,11 +37,13 @@ def register_language(
         raise ValueError(f"already registered: {', '.join(taken)}")
     _BY_EXTENSION.update(dict.fromkeys(extensions, _Registered(language, extract)))
     _RULES[language] = rules
+    _test_file.cache_clear()
 
     def unregister() -> None:
         for extension in extensions:
             del _BY_EXTENSION[extension]
         del _RULES[language]
+        _test_file.cache_clear()
 
     return unregister
 
@@ -80,8 +83,19 @@ def is_test_code(node_id: str) -> bool:
     """Whether a function (`path:Class.method#2`) is test code by its language's definition; a file of no
     language spider reads is not."""
     path, _, qualname = node_id.rpartition(":")
+    in_test_file, rules = _test_file(path)
+    return in_test_file or (rules is not None and rules.holds("", qualname.split("#")[0]))
+
+
+@lru_cache(maxsize=1 << 16)
+def _test_file(path: str) -> tuple[bool, TestCode | None]:
+    """Whether the file is test code, and its language's rule for test code inside a file (None: the language
+    has none). Asked for every function of a snapshot at every query, and a file holds many functions."""
     entry = _BY_EXTENSION.get(_suffix(path))
-    return entry is not None and _RULES[entry.language].test_code.holds(path, qualname.split("#")[0])
+    if entry is None:
+        return False, None
+    rule = _RULES[entry.language].test_code
+    return rule.holds(path), rule if rule.qualname is not None else None
 
 
 for _package in pkgutil.iter_modules(__path__):

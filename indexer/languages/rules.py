@@ -67,10 +67,11 @@ class TestCode:
     qualname: re.Pattern[str] | None = None  # matched against the qualified name (Rust `tests.check_parse`)
 
     def holds(self, path: str, qualname: str = "") -> bool:
+        """Whether the function `qualname` of file `path` is test code ("" for either: not known)."""
         directories, _, name = path.rpartition("/")
         if any(part.lower() in self.directories for part in directories.split("/")):
             return True
-        if self.file_name.search(name):
+        if name and self.file_name.search(name):
             return True
         return bool(self.qualname and qualname and self.qualname.search(qualname))
 
