@@ -1,0 +1,85 @@
+"""What an issue names outright, and which of a snapshot's functions that is."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from spider.query.retrieve.mentions import (
+    MAX_NAME_MATCHES,
+    Named,
+    error_messages,
+    issue_mentions,
+    match_mentions,
+    mention_ranking,
+)
+
+SNAPSHOT = [
+    "xarray/core/merge.py:merge_core", "xarray/core/merge.py:merge_collected", "xarray/core/dataset.py:Dataset.merge",
+    "xarray/core/dataset.py:Dataset.copy", "gson/src/main/java/com/google/gson/internal/bind/TypeAdapters.java:TypeAdapters.read",
+    "src/plugin/utc/index.js:format", "src/plugin/utc/index.js:utc", "src/index.js:dayjs", "lib/http.py:parseHTTPResponse",
+    "lib/ids.py:get_user_id", "src/main/java/com/acme/Foo.java:Foo.bar", "src/main/java/com/acme/Foo.java:Foo.bar#2",
+    *(f"lib/many{i}.py:render_page" for i in range(MAX_NAME_MATCHES + 1)),
+]
+
+
+def named_by(issue: str) -> dict[str, Named]:
+    return match_mentions(issue_mentions(issue), SNAPSHOT)
+
+
+def test_python_traceback_frames_name_their_functions_whatever_the_path_prefix():
+    found = named_by('Traceback (most recent call last):\n  File "/home/u/run.py", line 3, in <module>\n'
+                     '  File "/usr/lib/python3/site-packages/xarray/core/merge.py", line 90, in merge_core\n')
+    assert found == {"xarray/core/merge.py:merge_core": Named.FRAME}  # not merge_collected, not <module>
+
+
+def test_java_and_javascript_stack_frames_name_their_functions():
+    found = named_by("java.lang.NullPointerException\n\tat com.google.gson.internal.bind.TypeAdapters$12.read"
+                     "(TypeAdapters.java:210)\n    at Object.format (/app/node_modules/dayjs/src/plugin/utc/index.js:12:5)")
+    assert found["gson/src/main/java/com/google/gson/internal/bind/TypeAdapters.java:TypeAdapters.read"] == Named.FRAME
+    assert found["src/plugin/utc/index.js:format"] == Named.FRAME
+    assert "src/plugin/utc/index.js:utc" not in found  # the frame names format, and the file has only two
+
+
+def test_dotted_and_java_member_names_name_methods_and_overloads():
+    found = named_by("Dataset.merge drops attrs; so does com.acme.Foo#bar and merge.merge_core")
+    assert found["xarray/core/dataset.py:Dataset.merge"] == Named.QUALIFIED
+    assert found["src/main/java/com/acme/Foo.java:Foo.bar"] == found["src/main/java/com/acme/Foo.java:Foo.bar#2"] == Named.QUALIFIED
+    assert found["xarray/core/merge.py:merge_core"] == Named.QUALIFIED  # module.function
+    assert "xarray/core/dataset.py:Dataset.copy" not in found
+
+
+def test_code_like_identifiers_name_functions_but_words_and_common_names_do_not():
+    found = named_by("parseHTTPResponse and get_user_id break; the format of the merge is wrong; render_page too")
+    assert found == {"lib/http.py:parseHTTPResponse": Named.NAME, "lib/ids.py:get_user_id": Named.NAME}
+
+
+def test_a_mentioned_file_names_its_functions_weakest_of_all():
+    found = named_by("see src/plugin/utc/index.js and the format function in it")
+    assert found == {"src/plugin/utc/index.js:format": Named.FILE, "src/plugin/utc/index.js:utc": Named.FILE}
+    assert named_by("see index.js") == {}  # a bare common file name is not a path
+
+
+def test_error_messages_keep_the_literal_run_a_format_string_holds():
+    issue = ("ValueError: dimensions ('x',) must have the same length as the number of data dimensions, ndim=2\n"
+             'it says "the value must not be empty here" but `ok`')
+    assert error_messages(issue) == ("must have the same length as the number of data dimensions, ndim",
+                                     "the value must not be empty here")
+    assert error_messages("Error: too short") == ()
+
+
+def test_the_ranking_puts_stronger_reasons_first_then_follows_the_other_order():
+    found = {"a": Named.FILE, "b": Named.FRAME, "c": Named.NAME, "d": Named.NAME}
+    assert mention_ranking(found, {"d": 0, "c": 1}) == ["b", "d", "c", "a"]
+
+
+def test_an_issue_without_code_names_nothing():
+    assert not issue_mentions("The dates are wrong when I switch the locale in the settings page.")
+
+
+@pytest.mark.parametrize("hostile", ["a.a" * 50_000, "/a.a" * 40_000, "\n" * 150_000, "\n Error:" * 20_000,
+                                     "`a.b " * 30_000, "File \"" * 30_000, "at a." * 40_000, "'" + "a " * 80_000])
+def test_hostile_issue_text_is_read_in_linear_time(hostile):
+    start = time.process_time()
+    issue_mentions(hostile)
+    assert time.process_time() - start < 5  # quadratic backtracking takes minutes on these
