@@ -17,7 +17,9 @@ from spider.query.exchange import exchange
 from spider.query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
 from spider.query.results import Answer, Method, Origin, Result, Verdict, function_info, located, ranked
 from spider.query.retrieve.bm25 import snapshot_index
-from spider.query.retrieve.first_stage import Ranking, first_stage
+from spider.query.retrieve.first_stage import Ranking, explain
+from spider.query.retrieve.first_stage import first_stage as retrieve
+from spider.query.retrieve.test_policy import DEFAULT_TESTS, TEST_POLICIES, TestPolicy
 from spider.query.select.learned import LearnedSelector
 from spider.query.select.llm import AnthropicBackend, LLMSelector, OpenAIBackend
 from spider.query.select.stage2 import (
@@ -30,8 +32,9 @@ from spider.query.select.stage2 import (
     decide_all,
 )
 
-FIRST_STAGE = {Method.DER: Origin.DENSE, Method.BM25: Origin.BM25, Method.SPIDER: Origin.DENSE,
-               Method.SPISR: Origin.BM25}
+FIRST_STAGE = {Method.DER: Origin.DENSE, Method.BM25: Origin.BM25, Method.HYBRID: Origin.HYBRID,
+               Method.SPISR: Origin.BM25}  # spider's is --first-stage's
+DEFAULT_FIRST_STAGE = Origin.HYBRID
 METHODS = tuple(method.value for method in Method)  # as --method spells them
 GRAPH_METHODS = (Method.SPIDER, Method.SPISR)
 SELECTORS = tuple(kind.value for kind in SelectorKind if kind != SelectorKind.ORACLE)  # as --selector spells them
@@ -107,9 +110,12 @@ def propose(store: GraphStore, repo: str, snapshot: str, issue: str, ranking: Ra
 
     def candidate(node_id: str, nb: Neighbour | None = None) -> Candidate:
         where = info.get(node_id) or {}
+        evidence = ranking.evidence.get(node_id)
         found: dict[str, Any] = dict(id=node_id, code=where.get("code") or "", rank=pool_rank[node_id],
                                      score=score[node_id], degree=where.get("degree") or 0,
                                      lexical=relative.get(node_id, 0.0), lexical_rank=lexical_rank.get(node_id, 0))
+        if evidence is not None:
+            found.update(named=evidence.named or 0, fused_from=(evidence.dense is not None) + (evidence.bm25 is not None))
         if nb is None:
             return Candidate(**found)
         return Candidate(**found, hops=nb.hops, rel_type=nb.rel_type.value, edge_path=nb.edge_path)
@@ -148,7 +154,8 @@ def graph_answer(
     admitted_ids = {i for d in decisions for i in d.admitted}
     results = []
     for rank, node_id in enumerate(result.ranking, start=1):
-        item = Result(rank, node_id, round(score[node_id], 6), dense_rank=pool_rank[node_id], origin=ranking.origin)
+        item = explain(Result(rank, node_id, round(score[node_id], 6), dense_rank=pool_rank[node_id],
+                              origin=ranking.origin), ranking)
         if node_id in seeds:
             item.verdict = Verdict.SEED
         elif node_id in offered:
@@ -156,9 +163,10 @@ def graph_answer(
         if node_id not in top_k:
             nb = nearest[node_id]
             item.origin, item.seed, item.hops, item.edge_path = Origin.GRAPH, nb.seed, nb.hops, list(nb.edge_path)
+            item.fused_from = item.named = None  # why it is here is the graph; its first-stage place stays in `why`
         results.append(located(item, info))
-    displaced = [located(Result(0, i, round(score[i], 6), dense_rank=pool_rank[i], origin=ranking.origin), info)
-                 for i in result.displaced]
+    displaced = [located(explain(Result(0, i, round(score[i], 6), dense_rank=pool_rank[i], origin=ranking.origin),
+                                 ranking), info) for i in result.displaced]
     fresh = [d for d in decisions if not d.cached]
     in_top = set(top_k)
     summary = {
@@ -179,18 +187,25 @@ def graph_answer(
     if not selector.uses_budget:
         notes.append(f"selector `all` admits every proposal: {len(results)} results, more than k={k}")
     return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=seconds,
-                  model=ranking.model, selector=selector.name, edges=edges_label(edges), summary=summary,
-                  displaced=displaced, calls=decisions, notes=notes)
+                  model=ranking.model, first_stage=ranking.origin, selector=selector.name, edges=edges_label(edges),
+                  summary=summary, displaced=displaced, calls=decisions, notes=notes)
 
 
 def answer_query(
     store: GraphStore, repo: str, snapshot: str, issue: str, method: str, k: int = 20, n: int = 500, c: int = 5,
     edges: dict[Rel, int] | None = None, selector: Selector | None = None, embed_model: str | None = None,
+    first_stage: str | None = None, tests: str = DEFAULT_TESTS,
 ) -> Answer:
-    """Run one method; der and bm25 return the first-stage top-k, spider and spisr run the graph steps."""
+    """Run one method; der, bm25 and hybrid return the first-stage top-k, spider and spisr run the graph steps.
+    `first_stage` (dense, bm25, hybrid; default hybrid) is spider's; `tests` says what becomes of test code."""
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
-    method = Method(method)
+    if tests not in TEST_POLICIES:
+        raise InvalidInput(f"unknown test-code policy {tests!r} (choose from {', '.join(TEST_POLICIES)})")
+    method, tests = Method(method), TestPolicy(tests)
+    if first_stage is not None and method != Method.SPIDER:
+        raise InvalidInput(f"--first-stage is spider's: {method} ranks by {FIRST_STAGE[method]} (use --method spider)")
+    origin = FIRST_STAGE.get(method) or Origin(first_stage or DEFAULT_FIRST_STAGE)
     graph = method in GRAPH_METHODS
     notes = []
     if graph and c > k:  # seeds stay in the answer: asking for k results asks for at most k seeds
@@ -198,13 +213,16 @@ def answer_query(
         c = k
     if graph and not 1 <= c <= k <= n:
         raise InvalidInput(f"need 1 <= c <= k <= n (seeds within the answer, the answer within the pool): c={c}, k={k}, n={n}")
-    ranking = first_stage(store, repo, snapshot, issue, FIRST_STAGE[method], n if graph else k, embed_model)
+    # fusion and demotion read beyond the top-k: an item can rise into it
+    depth = n if graph or origin == Origin.HYBRID or tests == TestPolicy.DEMOTE else k
+    ranking = retrieve(store, repo, snapshot, issue, origin, depth, tests, embed_model)
     if not graph:
         clock = time.perf_counter()
-        results = ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)
+        results = [explain(r, ranking) for r in ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)]
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
         return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=ranking.seconds,
-                      model=ranking.model)
+                      model=ranking.model, first_stage=origin, tests=tests)
     answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
     answer.notes += notes
+    answer.tests = tests
     return answer

@@ -17,20 +17,24 @@ from spider.query.select.stage2 import Decision
 
 
 class Method(StrEnum):
-    """How a query ranks: a first stage alone (der: dense, bm25), or with the graph steps over it (spider over
-    dense, spisr over BM25)."""
+    """How a query ranks: a first stage alone (der: dense, bm25, hybrid: both fused with the functions the issue
+    names), or with the graph steps over one (spider: over --first-stage, hybrid by default; spisr: over BM25)."""
 
     DER = "der"
     BM25 = "bm25"
+    HYBRID = "hybrid"
     SPIDER = "spider"
     SPISR = "spisr"
 
 
 class Origin(StrEnum):
-    """Where a result comes from: a first-stage ranking, or the graph expansion of a seed."""
+    """Where a result comes from: a first-stage ranking (hybrid: `mentioned` where the issue names it), or the
+    graph expansion of a seed."""
 
     DENSE = "dense"
     BM25 = "bm25"
+    HYBRID = "hybrid"
+    MENTIONED = "mentioned"
     GRAPH = "graph"
 
 
@@ -50,8 +54,10 @@ class Result:
     path: str = ""
     start_line: int | None = None
     end_line: int | None = None
-    dense_rank: int | None = None  # place in the first-stage ranking (dense; BM25 for bm25/spisr)
+    dense_rank: int | None = None  # place in the first-stage ranking (dense, BM25 or hybrid, as `method` says)
     origin: Origin = Origin.DENSE
+    fused_from: dict[str, int] | None = None  # hybrid: places in the dense and BM25 rankings it was fused from
+    named: str | None = None  # hybrid: how the issue names it ("a stack-trace frame", "its name", ...)
     seed: str | None = None  # graph items: the seed they were reached from
     hops: int | None = None
     edge_path: list[str] | None = None  # e.g. ["<-CONTAINS-", "-CONTAINS->"]
@@ -64,9 +70,16 @@ class Result:
     def why(self) -> str:
         if self.origin != Origin.GRAPH:
             shown = self.verdict in (Verdict.SEED, Verdict.ADMITTED)
-            return f"{self.origin} #{self.dense_rank}" + (f" ({self.verdict})" if shown else "")
+            return f"{self.first_stage_why()}" + (f" ({self.verdict})" if shown else "")
         path = " ".join(self.edge_path or [])
         return f"graph, {self.hops} hop(s) from {self.seed} [{path}], {self.verdict}; was #{self.dense_rank}"
+
+    def first_stage_why(self) -> str:
+        """`hybrid #3 (dense #5, bm25 #2)`; `named in the issue (a stack-trace frame), hybrid #1 (bm25 #40)`."""
+        said = f"hybrid #{self.dense_rank}" if self.origin == Origin.MENTIONED else f"{self.origin} #{self.dense_rank}"
+        places = ", ".join(f"{stage} #{place}" for stage, place in (self.fused_from or {}).items())
+        said += f" ({places or 'neither dense nor bm25 top-n'})" if self.fused_from is not None else ""
+        return f"named in the issue ({self.named}), {said}" if self.named else said
 
 
 @dataclass(kw_only=True)
@@ -77,7 +90,9 @@ class Answer:
     k: int
     results: list[Result]
     seconds: dict[str, float] = field(default_factory=dict)
-    model: str | None = None  # embedding model (der, spider)
+    model: str | None = None  # embedding model (der, hybrid, spider)
+    first_stage: Origin | None = None  # the ranking the answer starts from: dense, bm25 or hybrid
+    tests: str | None = None  # what became of test code: exclude, demote, include
     selector: str | None = None  # spider, spisr
     edges: str | None = None
     summary: dict[str, int] = field(default_factory=dict)  # seeds, proposals, offered, admitted, displaced, tokens
@@ -93,11 +108,11 @@ class Answer:
         return json.dumps(payload, indent=2)
 
     def to_table(self) -> str:
-        graph = self.selector is not None
-        header = ["rank", "score", "id", "path:lines"] + (["why"] if graph else [])
-        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if graph else [])
+        explained = self.selector is not None or self.first_stage == Origin.HYBRID
+        header = ["rank", "score", "id", "path:lines"] + (["why"] if explained else [])
+        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if explained else [])
                 for r in self.results]
-        below = [f"displaced: {item.id} ({item.origin} #{item.dense_rank})" for item in self.displaced]
+        below = [f"displaced: {item.id} ({item.first_stage_why()})" for item in self.displaced]
         for call in self.calls:
             if call.status != "ok":
                 below.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
@@ -111,7 +126,9 @@ class Answer:
     def headline(self) -> str:
         timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())
         model = f", model {self.model}" if self.model else ""
-        line = f"{self.method} top-{self.k} of {self.repo} @ {self.snapshot[:12]}{model}"
+        first = f", first stage {self.first_stage}" if self.selector is not None and self.first_stage else ""
+        tests = f", tests {self.tests}d" if self.tests else ""
+        line = f"{self.method} top-{self.k} of {self.repo} @ {self.snapshot[:12]}{first}{model}{tests}"
         if self.selector is not None:
             s = self.summary
             line += (f", selector {self.selector}, edges {self.edges}: {s['proposals']} proposal(s) from "

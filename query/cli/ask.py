@@ -12,6 +12,8 @@ from spider.indexer.errors import InvalidInput
 from spider.query.api import localize
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, open_selector
+from spider.query.retrieve.first_stage import FIRST_STAGES
+from spider.query.retrieve.test_policy import DEFAULT_TESTS, TEST_POLICIES
 
 
 def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
@@ -37,8 +39,15 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
 @click.option("--repo", help="Repository as indexed by `spider index` (default: the only one indexed).")
 @click.option("--rev", help="Snapshot: a commit sha (prefix) or the revision it was indexed as (default: newest).")
 @click.option("--method", type=click.Choice(METHODS), default="spider", show_default=True,
-              help="der: dense retrieval; bm25: sparse retrieval; spider: dense + graph expansion + selection; "
-                   "spisr: the same expansion over the BM25 ranking.")
+              help="der: dense retrieval; bm25: sparse retrieval; hybrid: both fused with the functions the issue "
+                   "names (stack-trace frames, identifiers, paths, error messages); spider: graph expansion + "
+                   "selection over --first-stage; spisr: the same over the BM25 ranking.")
+@click.option("--first-stage", type=click.Choice([stage.value for stage in FIRST_STAGES]),
+              help="spider: the ranking seeds and pool come from: dense, bm25 or hybrid. [default: hybrid]")
+@click.option("--tests", type=click.Choice(TEST_POLICIES), default=DEFAULT_TESTS.value, show_default=True,
+              help="Test code (each language's test directories, file names and in-file markers): exclude it from "
+                   "the ranking, demote it (counted twice as far down), or include it as ranked. A fix almost "
+                   "never edits tests.")
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=20, show_default=True, help="How many functions.")
 @click.option("-n", "n", type=click.IntRange(1, 5000), default=500, show_default=True,
               help="spider/spisr: candidate pool; neighbours outside the first-stage top-n are dropped (Stage 1).")
@@ -57,11 +66,13 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
 @debug_option
 @fail_cleanly
 def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
-         edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool) -> None:
+         edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool,
+         first_stage: str | None, tests: str) -> None:
     """Rank the functions of an indexed repository snapshot for ISSUE (text of a bug report or task).
 
-    Each result has its rank, score, id (path:qualified.name), path:lines and, for spider/spisr, why it is
-    there: its first-stage rank, or the seed, hops and relationships that reached it and the selector's verdict.
+    Each result has its rank, score, id (path:qualified.name), path:lines and, for hybrid, spider and spisr, why
+    it is there: its first-stage rank (hybrid: its dense and BM25 ranks, and how the issue names it), or the
+    seed, hops and relationships that reached it and the selector's verdict.
     """
     text, issue_notes = read_issue(issue, issue_file)
     graph = method in GRAPH_METHODS
@@ -69,6 +80,6 @@ def main(issue: str | None, issue_file, repo: str | None, rev: str | None, metho
     edge_depths = parse_edges(edges) if graph else None
     with open_stores() as stores:  # after the selector: its configuration errors need no server
         answer = localize(stores, text, repo=repo, rev=rev, method=method, k=k, n=n, c=c, edges=edge_depths,
-                          selector=chosen, embed_model=embed_model)
+                          selector=chosen, embed_model=embed_model, first_stage=first_stage, tests=tests)
     answer.notes[:0] = issue_notes + notes
     click.echo(answer.to_json() if as_json else answer.to_table())

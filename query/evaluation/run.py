@@ -22,9 +22,10 @@ from spider.indexer.schema import Rel
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from spider.query.pipeline import GRAPH_METHODS, SELECTORS, Proposal, open_selector, propose
+from spider.query.pipeline import SELECTORS, Proposal, open_selector, propose
 from spider.query.results import Origin, function_info
 from spider.query.retrieve.first_stage import Ranking, first_stage
+from spider.query.retrieve.test_policy import DEFAULT_TESTS, TEST_POLICIES, TestPolicy
 from spider.query.select.features import FEATURES, request_features
 from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, SelectorKind, decide_all
 
@@ -42,15 +43,32 @@ class Instance:
     targets: tuple[Span, ...]
 
 
+FIRST_STAGE_OF = {"der": Origin.DENSE, "sr": Origin.BM25, "hybrid": Origin.HYBRID, "spisr": Origin.BM25,
+                  "spider": Origin.HYBRID, "spider-dense": Origin.DENSE, "spider-bm25": Origin.BM25,
+                  "spider-hybrid": Origin.HYBRID}
+RANKINGS = ("der", "sr", "hybrid")
+
+
 @dataclass(frozen=True)
 class Method:
-    """`der`, `sr`, or `<spider|spisr>/<selector>/<edges>`; the ceiling is selector `all`, the oracle `oracle`."""
+    """`der`, `sr`, `hybrid`, or `<graph>/<selector>/<edges>` where graph is spider (over the hybrid first
+    stage, as `spider-query` runs it), spider-dense, spider-bm25 or spisr (= spider-bm25); the ceiling is
+    selector `all`, the oracle `oracle`. `@exclude`, `@demote` or `@include` at the end says what becomes of test
+    code (default: the product's, DEFAULT_TESTS)."""
 
     name: str
 
     @property
+    def base(self) -> str:
+        return self.name.split("@")[0]
+
+    @property
+    def tests(self) -> TestPolicy:
+        return TestPolicy(self.name.split("@")[1]) if "@" in self.name else DEFAULT_TESTS
+
+    @property
     def first_stage(self) -> Origin:
-        return Origin.BM25 if self.name == "sr" or self.name.startswith("spisr/") else Origin.DENSE
+        return FIRST_STAGE_OF[self.base.split("/")[0]]
 
     @property
     def graph(self) -> bool:
@@ -58,28 +76,33 @@ class Method:
 
     @property
     def selector(self) -> str:
-        return self.name.split("/")[1]
+        return self.base.split("/")[1]
 
     @property
     def edges(self) -> dict[Rel, int]:
-        return parse_edges(self.name.split("/")[2])
+        return parse_edges(self.base.split("/")[2])
 
 
 def parse_method(name: str) -> Method:
-    parts = name.split("/")
-    if name in ("der", "sr"):
+    base, _, tests = name.partition("@")
+    parts = base.split("/")
+    if tests and tests not in TEST_POLICIES:
+        raise InvalidInput(f"unknown test-code policy in {name!r}: @{' or @'.join(TEST_POLICIES)}")
+    if base in RANKINGS:
         return Method(name)
-    if len(parts) == 3 and parts[0] in GRAPH_METHODS and parts[1] in (*SELECTORS, SelectorKind.ORACLE):
+    if len(parts) == 3 and parts[0] in FIRST_STAGE_OF and parts[0] not in RANKINGS and \
+            parts[1] in (*SELECTORS, SelectorKind.ORACLE):
         parse_edges(parts[2])
         return Method(name)
-    raise InvalidInput(f"unknown method {name!r}: der, sr, or spider|spisr/SELECTOR/EDGES such as spider/learned/contains:4")
+    raise InvalidInput(f"unknown method {name!r}: der, sr, hybrid, or spider|spider-dense|spider-bm25|spisr/SELECTOR/"
+                       "EDGES such as spider/learned/contains:4, each optionally @exclude|@demote|@include")
 
 
 def default_methods(selector: str = "learned") -> list[Method]:
-    names = ["der", "sr"]
+    names = list(RANKINGS)
     for edges in EDGE_CONFIGS:
-        names += [f"spider/{selector}/{edges}", f"spider/all/{edges}", f"spider/oracle/{edges}"]
-    names += [f"spisr/{selector}/contains:4"]
+        names += [f"spider/{selector}/{edges}", f"spider/all/{edges}", f"spider/oracle/{edges}",
+                  f"spider-dense/{selector}/{edges}", f"spisr/{selector}/{edges}"]
     return [Method(n) for n in names]
 
 
@@ -155,9 +178,9 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     selector decides once; only the exchange depends on K. `dump` receives, per proposal, every candidate's
     features and label (the learned selector's training data) with what an offline exchange needs."""
     repo, snapshot = instance.repo, instance.base_commit
-    rankings: dict[Origin, Ranking] = {}
-    for origin in {m.first_stage for m in methods}:
-        rankings[origin] = first_stage(store, repo, snapshot, instance.problem, origin, max(n, max(ks)))
+    rankings: dict[tuple[Origin, TestPolicy], Ranking] = {}
+    for stage in {(m.first_stage, m.tests) for m in methods}:
+        rankings[stage] = first_stage(store, repo, snapshot, instance.problem, stage[0], max(n, max(ks)), stage[1])
     pool_ids = list(dict.fromkeys(i for r in rankings.values() for i, _ in r.scored))
     spans = spans_of(store, repo, snapshot, pool_ids)
     file_functions = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
@@ -169,21 +192,22 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
         """Every target each id hits, position by position (an id with no span hits nothing)."""
         return [all_hits([spans[i]], instance.targets)[0] if i in spans else [] for i in ids]
 
-    proposals: dict[tuple[Origin, str, int], Proposal] = {}
+    proposals: dict[tuple[Origin, TestPolicy, str, int], Proposal] = {}
 
     def proposal_for(method: Method, seeds: int) -> Proposal:
-        key = (method.first_stage, method.name.split("/")[2], seeds)
+        key = (method.first_stage, method.tests, method.base.split("/")[2], seeds)
         if key not in proposals:
-            proposal = proposals[key] = propose(store, repo, snapshot, instance.problem, rankings[key[0]], seeds, n,
+            ranking = rankings[key[:2]]
+            proposal = proposals[key] = propose(store, repo, snapshot, instance.problem, ranking, seeds, n,
                                                 method.edges, lexical=True)
             if dump is not None:
-                top = [i for i, _ in rankings[key[0]].scored[:max(ks)]]
+                top = [i for i, _ in ranking.scored[:max(ks)]]
                 dump(training_row(instance, key, proposal, top, target_ids, hits_of))
         return proposals[key]
 
     out: dict[str, dict] = {}
     for method in methods:
-        ranking = rankings[method.first_stage]
+        ranking = rankings[(method.first_stage, method.tests)]
         per_k = {}
         decided: dict[int, list] = {}
         for k in ks:
@@ -210,20 +234,22 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
                          "tokens": sum(d.tokens_in + d.tokens_out for d in decisions if not d.cached)}
             per_k[str(k)] = {"ids": ids, "hits": hits_of(ids), **extra}
         out[method.name] = per_k
-    seeds = [i for i, _ in rankings[Origin.DENSE].scored[:c]] if Origin.DENSE in rankings else []
+    dense = next((r for (origin, _), r in sorted(rankings.items()) if origin == Origin.DENSE), None)
+    seeds = [i for i, _ in dense.scored[:c]] if dense is not None else []
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
             "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,
             "locality": locality(store, repo, snapshot, instance.targets, file_functions, seeds)}
 
 
-def training_row(instance: Instance, key: tuple[Origin, str, int], proposal: Proposal, top: list[str],
+def training_row(instance: Instance, key: tuple[Origin, TestPolicy, str, int], proposal: Proposal, top: list[str],
                  target_ids: set[str], hits_of: Callable[[list[str]], list[list[int]]]) -> dict:
     """One proposal as the selector's training data: each candidate's features and label (is it a target), and
     the first-stage top and every id's hits, so `spider train-selector` can replay the exchange offline."""
     candidates = [(r.seed.id, c, row) for r in proposal.requests for c, row in zip(r.candidates, request_features(r))]
     ids = list(dict.fromkeys(top + [c.id for _, c, _ in candidates]))
     return {"instance_id": instance.id, "repo": instance.repo, "language": instance.language,
-            "m": len(instance.targets), "origin": key[0], "edges": key[1], "c": key[2], "seeds": proposal.seeds,
+            "m": len(instance.targets), "origin": key[0], "tests": key[1], "edges": key[2], "c": key[3],
+            "seeds": proposal.seeds,
             "top": top, "hits": dict(zip(ids, hits_of(ids))), "features": list(FEATURES),
             "candidates": [{"id": c.id, "seed": seed, "rank": c.rank, "label": c.id in target_ids, "x": row}
                            for seed, c, row in candidates]}

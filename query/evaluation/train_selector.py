@@ -7,7 +7,7 @@ training and the test fold. The admission threshold is the one that maximises me
 training folds' instances, among those that keep all but MAX_ACC_DROP of the instances the baseline solves
 solved; one per expansion (contains:4, invokes:2, …: each offers candidates of its own kind), and one over all
 of them for an expansion the training data lacks. The shipped model is then fit on every repository. Each first
-stage (dense for spider, bm25 for spisr) gets its own regression: its ranks and scores mean different things.
+stage (hybrid, dense, bm25) gets its own regression: its ranks and scores mean different things.
 
 scikit-learn fits the logistic regression; the shipped file holds plain weights, so serving needs no sklearn.
 """
@@ -26,6 +26,7 @@ from spider.indexer.errors import ConfigurationError, InvalidInput, NotFound
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.run import read_jsonl
 from spider.query.exchange import exchange
+from spider.query.retrieve.test_policy import DEFAULT_TESTS
 from spider.query.select.features import FEATURES
 from spider.query.select.learned import SelectorModel, Weights
 
@@ -56,8 +57,10 @@ class Proposal:
 
     @property
     def method(self) -> str:
-        first = "spider" if self.row["origin"] == "dense" else "spisr"
-        return f"{first}/learned-cv/{self.row['edges']}"
+        """The `spider eval` method this proposal's out-of-fold answers are, as `learned-cv`."""
+        first = {"hybrid": "spider", "dense": "spider-dense", "bm25": "spisr"}[self.row["origin"]]
+        tests = self.row.get("tests", DEFAULT_TESTS)
+        return f"{first}/learned-cv/{self.row['edges']}" + (f"@{tests}" if tests != DEFAULT_TESTS else "")
 
     def replay(self, admit: np.ndarray, k: int) -> dict:
         """The exchange at K with candidates admitted where `admit` is true, as `spider eval` records a cell."""
@@ -80,7 +83,8 @@ class Proposal:
 
 
 def load_proposals(path: Path) -> list[Proposal]:
-    """The dump's proposals with seeds = c (K >= c); a rerun's duplicate rows replace earlier ones."""
+    """The dump's proposals with seeds = c (K >= c) and test code handled as the product does (DEFAULT_TESTS:
+    the model serves that first stage); a rerun's duplicate rows replace earlier ones."""
     if not path.is_file():
         raise NotFound(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
     latest: dict[tuple, dict] = {}
@@ -88,7 +92,8 @@ def load_proposals(path: Path) -> list[Proposal]:
         if row.get("features") != list(FEATURES):
             raise InvalidInput(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
                                "rerun `spider eval` into a fresh directory")
-        latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
+        if row.get("tests", DEFAULT_TESTS) == DEFAULT_TESTS:
+            latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
     seeds = max((row["c"] for row in latest.values()), default=0)
     return [Proposal(row) for row in latest.values() if row["c"] == seeds]
 

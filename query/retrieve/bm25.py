@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from spider.indexer.graph.store import GraphStore
@@ -57,14 +57,20 @@ class Bm25Index:
         model = bm25s.BM25.load(str(directory), show_progress=False)
         return cls(json.loads((directory / _IDS).read_text()), model)
 
-    def search(self, text: str, k: int) -> list[tuple[str, float]]:
-        """Top-k (node id, score), best first; ties broken by node id; zero-score functions are left out."""
+    def search(self, text: str, k: int, keep: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+        """Top-k (node id, score) of the functions `keep` accepts (None: all), best first; ties broken by node id;
+        zero-score functions are left out."""
         tokens = code_tokens(text)
         if not tokens or not self.node_ids:
             return []
         scores = self.model.get_scores(tokens)
-        order = np.lexsort((np.array(self.node_ids), -scores))[:k]
-        return [(self.node_ids[i], float(scores[i])) for i in order if scores[i] > 0]
+        found: list[tuple[str, float]] = []
+        for i in np.lexsort((np.array(self.node_ids), -scores)):
+            if len(found) == k or scores[i] <= 0:
+                break
+            if keep is None or keep(self.node_ids[i]):
+                found.append((self.node_ids[i], float(scores[i])))
+        return found
 
     def relative_scores(self, text: str, ids: list[str]) -> dict[str, float]:
         """Each id's score over the best score in the whole index (1.0: the best lexical match in the snapshot)."""

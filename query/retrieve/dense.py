@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 from spider import cypher
 from spider.indexer.cache_files import write_atomically
@@ -42,11 +43,15 @@ def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot
 
 
 def dense_ranking(
-    embedder: Embedder, vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, issue: str, n: int
+    embedder: Embedder, vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, issue: str, n: int,
+    keep: Callable[[str], bool] | None = None,
 ) -> list[tuple[str, float]]:
-    """Top-n (node id, cosine score), best first, ties by node id."""
+    """Top-n (node id, cosine score) of the functions `keep` accepts (None: all), best first, ties by node id.
+    The search itself leaves the others out, so n are found whatever share of the snapshot they are."""
     members = snapshot_members(store, repo, snapshot)
     require_vectors(vectors, store, repo, snapshot, members)
+    if keep is not None:
+        members = {key: member for key, member in members.items() if keep(member[0])}
     query = embedder.embed_query(issue)
     hits = vectors.search(query, repo, limit=n, members=members)
     return [(hit.node_id, hit.score) for hit in hits]

@@ -1,4 +1,8 @@
-"""The first stage: one snapshot's functions ranked for an issue, the pool the graph steps expand around."""
+"""The first stage: one snapshot's functions ranked for an issue, the pool the graph steps expand around.
+
+Dense retrieval and BM25 find different functions, and an issue often names its functions outright; the hybrid
+first stage fuses all three. Test code is handled before anything is ranked (`test_policy`).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,27 @@ from dataclasses import dataclass, field
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.languages import is_test_code
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
-from spider.query.results import Origin
+from spider.query.results import Origin, Result
 from spider.query.retrieve.bm25 import snapshot_index
 from spider.query.retrieve.dense import dense_ranking
+from spider.query.retrieve.fusion import reciprocal_rank_fusion
+from spider.query.retrieve.mentions import Named, issue_mentions, match_mentions, mention_ranking
+from spider.query.retrieve.test_policy import TestPolicy, demote_tests, which_are_tests
+
+FIRST_STAGES = (Origin.DENSE, Origin.BM25, Origin.HYBRID)  # what --first-stage chooses from
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a hybrid ranking holds a function: its places in the dense and BM25 top-n (None: not there) and how
+    the issue names it (None: it does not)."""
+
+    dense: int | None = None
+    bm25: int | None = None
+    named: Named | None = None
 
 
 @dataclass
@@ -19,19 +39,54 @@ class Ranking:
     """A first-stage ranking of one snapshot: (id, score) best first, and what produced it."""
 
     scored: list[tuple[str, float]]
-    origin: Origin  # dense or bm25
+    origin: Origin  # dense, bm25 or hybrid
     model: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)  # hybrid: every ranked id's
 
 
 def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: Origin, n: int,
-                embed_model: str | None = None, vectors: VectorStore | None = None) -> Ranking:
-    """Dense or BM25 top-n. Dense opens the vector store for the query unless a process that keeps it open
-    (it is single-process on Edge) passes it as `vectors`."""
-    start = time.perf_counter()
+                tests: TestPolicy = TestPolicy.EXCLUDE, embed_model: str | None = None,
+                vectors: VectorStore | None = None) -> Ranking:
+    """The top-n of a dense, BM25 or hybrid ranking, test code handled by `tests`. Hybrid fuses the dense and
+    BM25 top-n with the functions the issue names (reciprocal-rank fusion). Dense opens the vector store for the
+    query unless a process that keeps it open (it is single-process on Edge) passes it as `vectors`."""
+    if origin not in FIRST_STAGES:
+        raise InvalidInput(f"unknown first stage {origin!r} (choose from {', '.join(FIRST_STAGES)})")
+    seconds: dict[str, float] = {}
+    lexical = snapshot_index(store, repo, snapshot) if origin != Origin.DENSE else None
+    dense: list[tuple[str, float]] = []
+    model = None
+    if origin != Origin.BM25:
+        dense, model = _dense(store, repo, snapshot, issue, n, tests, embed_model, vectors, seconds)
+    clock = time.perf_counter()
+    tests_here = which_are_tests(lexical.node_ids) if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
+    keep = (lambda node_id: node_id not in tests_here) if tests == TestPolicy.EXCLUDE else None
+    sparse = lexical.search(issue, n, keep) if lexical is not None else []
     if origin == Origin.BM25:
-        scored = snapshot_index(store, repo, snapshot).search(issue, n)
-        return Ranking(scored, origin, seconds={"bm25": round(time.perf_counter() - start, 4)})
+        seconds["bm25"] = round(time.perf_counter() - clock, 4)
+        return _demoted(Ranking(sparse, origin, seconds=seconds), tests, tests_here)
+    if origin == Origin.DENSE:
+        return _demoted(Ranking(dense, origin, model, seconds), tests, which_are_tests(i for i, _ in dense))
+    assert lexical is not None
+    seconds["bm25"] = round(time.perf_counter() - clock, 4)
+    clock = time.perf_counter()
+    dense_place = {node_id: place for place, (node_id, _) in enumerate(dense, start=1)}
+    bm25_place = {node_id: place for place, (node_id, _) in enumerate(sparse, start=1)}
+    candidates = lexical.node_ids if keep is None else [i for i in lexical.node_ids if keep(i)]
+    named = match_mentions(issue_mentions(issue), candidates, store, repo, snapshot)
+    order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
+    fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mention_ranking(named, order)])[:n]
+    seconds["fuse"] = round(time.perf_counter() - clock, 4)
+    evidence = {node_id: Evidence(dense_place.get(node_id), bm25_place.get(node_id), named.get(node_id))
+                for node_id, _ in fused}
+    return _demoted(Ranking(fused, origin, model, seconds, evidence), tests, tests_here)
+
+
+def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, tests: TestPolicy,
+           embed_model: str | None, vectors: VectorStore | None, seconds: dict[str, float]) -> tuple[list, str]:
+    """The dense top-n (test code left out for `exclude`), and the model that embedded the issue."""
+    start = time.perf_counter()
     embedding = store.snapshot_embedding(repo, snapshot)
     model = embed_model or (embedding.model if embedding else None)
     if model is None:
@@ -39,10 +94,29 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
                            "re-index it without --no-embed, or use --method bm25 or spisr")
     embedder = open_embedder(model)
     loaded = time.perf_counter()
+    keep = None if tests != TestPolicy.EXCLUDE else (lambda node_id: not is_test_code(node_id))
     if vectors is not None:
-        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n)
+        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, keep)
     else:
         with open_vector_store(embedder.name, embedder.dim) as opened:
-            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n)
-    seconds = {"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)}
-    return Ranking(scored, origin, embedder.name, seconds)
+            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, keep)
+    seconds.update({"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)})
+    return scored, embedder.name
+
+
+def _demoted(ranking: Ranking, tests: TestPolicy, tests_here: frozenset[str]) -> Ranking:
+    """The ranking with its test code demoted where `tests` says so."""
+    if tests == TestPolicy.DEMOTE:
+        ranking.scored = demote_tests(ranking.scored, tests_here)
+    return ranking
+
+
+def explain(result: Result, ranking: Ranking) -> Result:
+    """Fill in why a result of a hybrid ranking is there: the places it was fused from, how the issue names it."""
+    evidence = ranking.evidence.get(result.id)
+    if evidence is not None:
+        result.fused_from = {stage: place for stage, place in (("dense", evidence.dense), ("bm25", evidence.bm25))
+                             if place is not None}
+        if evidence.named is not None:
+            result.origin, result.named = Origin.MENTIONED, evidence.named.phrase
+    return result

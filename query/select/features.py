@@ -11,6 +11,7 @@ import math
 import re
 
 from spider.indexer.languages import is_test_code
+from spider.query.retrieve.mentions import Named
 from spider.query.retrieve.tokenize import code_tokens
 from spider.query.select.stage2 import Candidate, SelectionRequest
 
@@ -22,6 +23,7 @@ FEATURES = (
     "degree_log", "code_lines_log", "proposals_log", "proposal_rank_log",
     "path_in_issue", "issue_identifiers_in_code_log", "seed_mentions_candidate", "candidate_mentions_seed",
     "lexical_proposal_rank_log", "lexical_over_best_proposal", "lexical_query_rank_log",
+    "named_in_issue", "seed_named_in_issue", "fused_from_both",
 )
 MIN_NAME = 4  # a name shorter than this ("get", "run") is named by too many issues to mean anything
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -43,6 +45,11 @@ def split_id(node_id: str) -> tuple[str, list[str]]:
     """`path:Class.method#2` -> (path, [Class, method])."""
     path, _, qualname = node_id.rpartition(":")
     return path, qualname.split("#")[0].split(".")
+
+
+def named_strength(named: int) -> float:
+    """1.0 for a function a stack-trace frame names, down to 0.2 for one in a file the issue names; 0 if none."""
+    return (1 + len(Named) - named) / len(Named) if named else 0.0
 
 
 class RequestFeatures:
@@ -100,6 +107,9 @@ class RequestFeatures:
             math.log(self.by_lexical[candidate.id]),
             candidate.lexical / self.best_lexical if self.best_lexical > 0 else 0.0,
             math.log(candidate.lexical_rank) if candidate.lexical_rank else 0.0,
+            named_strength(candidate.named),
+            named_strength(request.seed.named),
+            float(candidate.fused_from == 2),
         ]
 
 

@@ -57,7 +57,7 @@ class Weights:
 
 @dataclass(frozen=True)
 class SelectorModel:
-    """The model file: one regression per first stage (`dense` for spider, `bm25` for spisr: their ranks and
+    """The model file: one regression per first stage (`hybrid`, `dense`, `bm25`: their ranks and
     scores mean different things), its version, and how it was trained."""
 
     version: str

@@ -29,7 +29,7 @@ class SelectorKind(StrEnum):
 class Candidate:
     id: str
     code: str
-    rank: int  # 1-based place in the ranking the query started from (dense, or BM25 for spisr)
+    rank: int  # 1-based place in the ranking the query started from (hybrid, dense or BM25)
     score: float
     hops: int = 0  # 0 for the seed itself
     rel_type: str = ""
@@ -37,6 +37,8 @@ class Candidate:
     degree: int = 0  # relationships of any type
     lexical: float = 0.0  # BM25 against the issue, over the best BM25 score in the snapshot; 0 unless asked for
     lexical_rank: int = 0  # 1-based place by `lexical` among every proposal of the query (all seeds); 0 if not asked
+    named: int = 0  # hybrid: how the issue names it (`mentions.Named`: 1 a stack-trace frame ... 5 its file); 0: not
+    fused_from: int = 0  # hybrid: how many of the dense and BM25 top-n hold it (0-2)
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class SelectionRequest:
     seed_index: int  # 0-based, among n_seeds
     n_seeds: int
     edge_phrase: str  # e.g. "contains relationships (up to 4 hops)"
-    first_stage: str = "dense"  # the ranking the ranks and scores come from: dense (spider) or bm25 (spisr)
+    first_stage: str = "dense"  # the ranking the ranks and scores come from: hybrid, dense or bm25
     edges: str = ""  # the expansion as --edges spells it ("contains:4"): the learned selector's threshold depends on it
 
 
@@ -87,7 +89,7 @@ class AdmitAll:
 
 
 class AdmitNone:
-    """Stage 2 admits nothing: the answer is the baseline ranking (DER for spider, SR for spisr)."""
+    """Stage 2 admits nothing: the answer is the first-stage ranking."""
 
     name: str = SelectorKind.NONE
     uses_budget = True

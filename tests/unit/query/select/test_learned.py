@@ -150,7 +150,7 @@ def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     cells, folds = cross_validate(load_proposals(tmp_path / "candidates.jsonl"), (4, 5), report=lambda _: None)
     assert [f["held_out"] for f in folds] == ["a/x", "b/y", "c/z"] and len(cells) == 24
     # the named candidate is always the target: every held-out instance admits it and finds target 0 at K=4
-    assert all(c["spider/learned-cv/contains:4"]["4"]["hits"][1] == [0] for c in cells.values())
+    assert all(c["spider-dense/learned-cv/contains:4"]["4"]["hits"][1] == [0] for c in cells.values())
     out = tmp_path / "model.json"
     meta = train_selector(tmp_path, out, "t9", (4, 5), report=lambda _: None)
     model = SelectorModel.load(out)
