@@ -43,10 +43,11 @@ class Instance:
     targets: tuple[Span, ...]
 
 
-FIRST_STAGE_OF = {"der": Origin.DENSE, "sr": Origin.BM25, "hybrid": Origin.HYBRID, "spisr": Origin.BM25,
+FIRST_STAGE_OF = {"der": Origin.DENSE, "sr": Origin.BM25, "hybrid": Origin.HYBRID, "dense+bm25": Origin.HYBRID,
+                  "spisr": Origin.BM25,
                   "spider": Origin.HYBRID, "spider-dense": Origin.DENSE, "spider-bm25": Origin.BM25,
                   "spider-hybrid": Origin.HYBRID}
-RANKINGS = ("der", "sr", "hybrid")
+RANKINGS = ("der", "sr", "hybrid", "dense+bm25")  # dense+bm25: hybrid without the functions the issue names
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,11 @@ class Method:
         return FIRST_STAGE_OF[self.base.split("/")[0]]
 
     @property
+    def stage(self) -> tuple[Origin, TestPolicy, bool]:
+        """The first-stage ranking it starts from: origin, test policy, whether the issue's mentions are fused."""
+        return self.first_stage, self.tests, self.base != "dense+bm25"
+
+    @property
     def graph(self) -> bool:
         return "/" in self.name
 
@@ -84,10 +90,12 @@ class Method:
 
 
 def parse_method(name: str) -> Method:
+    """The method `name` spells; `@exclude`, the default, is dropped from its name (`der@exclude` is `der`)."""
     base, _, tests = name.partition("@")
     parts = base.split("/")
     if tests and tests not in TEST_POLICIES:
         raise InvalidInput(f"unknown test-code policy in {name!r}: @{' or @'.join(TEST_POLICIES)}")
+    name = base if tests == DEFAULT_TESTS else name
     if base in RANKINGS:
         return Method(name)
     if len(parts) == 3 and parts[0] in FIRST_STAGE_OF and parts[0] not in RANKINGS and \
@@ -99,7 +107,7 @@ def parse_method(name: str) -> Method:
 
 
 def default_methods(selector: str = "learned") -> list[Method]:
-    names = list(RANKINGS)
+    names = ["der", "sr", "hybrid"]
     for edges in EDGE_CONFIGS:
         names += [f"spider/{selector}/{edges}", f"spider/all/{edges}", f"spider/oracle/{edges}",
                   f"spider-dense/{selector}/{edges}", f"spisr/{selector}/{edges}"]
@@ -178,9 +186,10 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     selector decides once; only the exchange depends on K. `dump` receives, per proposal, every candidate's
     features and label (the learned selector's training data) with what an offline exchange needs."""
     repo, snapshot = instance.repo, instance.base_commit
-    rankings: dict[tuple[Origin, TestPolicy], Ranking] = {}
-    for stage in {(m.first_stage, m.tests) for m in methods}:
-        rankings[stage] = first_stage(store, repo, snapshot, instance.problem, stage[0], max(n, max(ks)), stage[1])
+    rankings: dict[tuple[Origin, TestPolicy, bool], Ranking] = {}
+    for stage in {m.stage for m in methods}:
+        rankings[stage] = first_stage(store, repo, snapshot, instance.problem, stage[0], max(n, max(ks)), stage[1],
+                                      mentions=stage[2])
     pool_ids = list(dict.fromkeys(i for r in rankings.values() for i, _ in r.scored))
     spans = spans_of(store, repo, snapshot, pool_ids)
     file_functions = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
@@ -197,7 +206,7 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     def proposal_for(method: Method, seeds: int) -> Proposal:
         key = (method.first_stage, method.tests, method.base.split("/")[2], seeds)
         if key not in proposals:
-            ranking = rankings[key[:2]]
+            ranking = rankings[method.stage]
             proposal = proposals[key] = propose(store, repo, snapshot, instance.problem, ranking, seeds, n,
                                                 method.edges, lexical=True)
             if dump is not None:
@@ -207,7 +216,7 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
 
     out: dict[str, dict] = {}
     for method in methods:
-        ranking = rankings[(method.first_stage, method.tests)]
+        ranking = rankings[method.stage]
         per_k = {}
         decided: dict[int, list] = {}
         for k in ks:
@@ -234,7 +243,7 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
                          "tokens": sum(d.tokens_in + d.tokens_out for d in decisions if not d.cached)}
             per_k[str(k)] = {"ids": ids, "hits": hits_of(ids), **extra}
         out[method.name] = per_k
-    dense = next((r for (origin, _), r in sorted(rankings.items()) if origin == Origin.DENSE), None)
+    dense = next((r for (origin, *_), r in sorted(rankings.items()) if origin == Origin.DENSE), None)
     seeds = [i for i, _ in dense.scored[:c]] if dense is not None else []
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
             "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,

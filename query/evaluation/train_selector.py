@@ -56,10 +56,15 @@ class Proposal:
         return recall_at([self.row["hits"][i] for i in self.row["top"]], self.row["m"], THRESHOLD_K) == 1.0
 
     @property
+    def stage(self) -> tuple[str, str]:
+        """The first stage it was proposed from and how that treated test code: a regression is fit per stage."""
+        return self.row["origin"], self.row.get("tests", DEFAULT_TESTS)
+
+    @property
     def method(self) -> str:
         """The `spider eval` method this proposal's out-of-fold answers are, as `learned-cv`."""
         first = {"hybrid": "spider", "dense": "spider-dense", "bm25": "spisr"}[self.row["origin"]]
-        tests = self.row.get("tests", DEFAULT_TESTS)
+        tests = self.stage[1]
         return f"{first}/learned-cv/{self.row['edges']}" + (f"@{tests}" if tests != DEFAULT_TESTS else "")
 
     def replay(self, admit: np.ndarray, k: int) -> dict:
@@ -83,8 +88,7 @@ class Proposal:
 
 
 def load_proposals(path: Path) -> list[Proposal]:
-    """The dump's proposals with seeds = c (K >= c) and test code handled as the product does (DEFAULT_TESTS:
-    the model serves that first stage); a rerun's duplicate rows replace earlier ones."""
+    """The dump's proposals with seeds = c (K >= c); a rerun's duplicate rows replace earlier ones."""
     if not path.is_file():
         raise NotFound(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
     latest: dict[tuple, dict] = {}
@@ -92,8 +96,7 @@ def load_proposals(path: Path) -> list[Proposal]:
         if row.get("features") != list(FEATURES):
             raise InvalidInput(f"{path} was written with features {row.get('features')}, not {list(FEATURES)}: "
                                "rerun `spider eval` into a fresh directory")
-        if row.get("tests", DEFAULT_TESTS) == DEFAULT_TESTS:
-            latest[(row["instance_id"], row["origin"], row["edges"], row["c"])] = row
+        latest[(row["instance_id"], row["origin"], row.get("tests", DEFAULT_TESTS), row["edges"], row["c"])] = row
     seeds = max((row["c"] for row in latest.values()), default=0)
     return [Proposal(row) for row in latest.values() if row["c"] == seeds]
 
@@ -162,17 +165,18 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
 
 def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
                    report=print) -> tuple[dict[str, dict[str, dict]], list[dict]]:
-    """Each repository's instances answered by a model fit on the other repositories (per first stage).
+    """Each repository's instances answered by a model fit on the other repositories (per first stage and test
+    policy).
     Returns {instance_id: {method: {K: cell}}} and each fold's held-out repository and thresholds."""
     cells: dict[str, dict[str, dict]] = defaultdict(dict)
     folds = repository_folds(proposals)
     summaries = []
     for repo, train, test in folds:
         thresholds = {}
-        for origin in sorted({p.row["origin"] for p in test}):
-            weights = fit([p for p in train if p.row["origin"] == origin])
-            thresholds[origin] = weights.thresholds
-            for proposal in (p for p in test if p.row["origin"] == origin):
+        for stage in sorted({p.stage for p in test}):
+            weights = fit([p for p in train if p.stage == stage])
+            thresholds["@".join(stage)] = weights.thresholds
+            for proposal in (p for p in test if p.stage == stage):
                 admit = probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
                 cells[proposal.row["instance_id"]][proposal.method] = {str(k): proposal.replay(admit, k) for k in ks}
         summaries.append({"held_out": repo, "instances": len({p.row["instance_id"] for p in test}),
@@ -185,11 +189,12 @@ def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
 def train_selector(eval_dir: Path, model_out: Path, version: str, ks: tuple[int, ...], report=print) -> dict:
     """Cross-validate (writing eval_dir/learned_cv.jsonl, which `spider eval`'s summary merges in), then fit on
     every repository and write the model file. Returns what the model file records about its training."""
-    proposals = load_proposals(eval_dir / "candidates.jsonl")
-    cells, folds = cross_validate(proposals, ks, report)
+    everything = load_proposals(eval_dir / "candidates.jsonl")
+    cells, folds = cross_validate(everything, ks, report)
     with (eval_dir / "learned_cv.jsonl").open("w") as handle:
         for instance_id, methods in sorted(cells.items()):
             handle.write(json.dumps({"instance_id": instance_id, "methods": methods}) + "\n")
+    proposals = [p for p in everything if p.stage[1] == DEFAULT_TESTS]  # what the product serves
     origins = sorted({p.row["origin"] for p in proposals})
     weights = {origin: fit([p for p in proposals if p.row["origin"] == origin]) for origin in origins}
     meta = {"trained_on": {"data": str(eval_dir), "instances": len({p.row["instance_id"] for p in proposals}),

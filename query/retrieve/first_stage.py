@@ -19,7 +19,7 @@ from spider.query.retrieve.bm25 import snapshot_index
 from spider.query.retrieve.dense import dense_ranking
 from spider.query.retrieve.fusion import reciprocal_rank_fusion
 from spider.query.retrieve.mentions import Named, issue_mentions, match_mentions, mention_ranking
-from spider.query.retrieve.test_policy import TestPolicy, demote_tests, which_are_tests
+from spider.query.retrieve.test_policy import DEFAULT_TESTS, TestPolicy, demote_tests, which_are_tests
 
 FIRST_STAGES = (Origin.DENSE, Origin.BM25, Origin.HYBRID)  # what --first-stage chooses from
 
@@ -46,11 +46,12 @@ class Ranking:
 
 
 def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: Origin, n: int,
-                tests: TestPolicy = TestPolicy.EXCLUDE, embed_model: str | None = None,
-                vectors: VectorStore | None = None) -> Ranking:
+                tests: TestPolicy = DEFAULT_TESTS, embed_model: str | None = None,
+                vectors: VectorStore | None = None, mentions: bool = True) -> Ranking:
     """The top-n of a dense, BM25 or hybrid ranking, test code handled by `tests`. Hybrid fuses the dense and
     BM25 top-n with the functions the issue names (reciprocal-rank fusion). Dense opens the vector store for the
-    query unless a process that keeps it open (it is single-process on Edge) passes it as `vectors`."""
+    query unless a process that keeps it open (it is single-process on Edge) passes it as `vectors`.
+    `mentions=False` fuses dense and BM25 alone (what the mentions add, measured)."""
     if origin not in FIRST_STAGES:
         raise InvalidInput(f"unknown first stage {origin!r} (choose from {', '.join(FIRST_STAGES)})")
     seconds: dict[str, float] = {}
@@ -74,7 +75,7 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     dense_place = {node_id: place for place, (node_id, _) in enumerate(dense, start=1)}
     bm25_place = {node_id: place for place, (node_id, _) in enumerate(sparse, start=1)}
     candidates = lexical.node_ids if keep is None else [i for i in lexical.node_ids if keep(i)]
-    named = match_mentions(issue_mentions(issue), candidates, store, repo, snapshot)
+    named = match_mentions(issue_mentions(issue), candidates, store, repo, snapshot) if mentions else {}
     order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
     fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mention_ranking(named, order)])[:n]
     seconds["fuse"] = round(time.perf_counter() - clock, 4)

@@ -68,8 +68,10 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
     assert [r["instance_id"] for r in rows] == ["i-charge", "i-receipt"]
     assert rows[0]["snapshot"] != rows[1]["snapshot"] and all(r["indexing"]["indexed"] for r in rows)
     methods = rows[0]["methods"]
-    assert set(methods) == {"der", "sr", "spisr/learned/contains:4"} | {
-        f"spider/{s}/{e}" for s in ("learned", "all", "oracle") for e in ("contains:4", "invokes:2", "contains:4,invokes:2")}
+    edges = ("contains:4", "invokes:2", "contains:4,invokes:2")
+    assert set(methods) == {"der", "sr", "hybrid"} | {
+        f"{g}/{s}/{e}" for g, s in (("spider", "learned"), ("spider", "all"), ("spider", "oracle"),
+                                    ("spider-dense", "learned"), ("spisr", "learned")) for e in edges}
     assert len(methods["der"]["2"]["ids"]) == 2 and len(methods["spider/oracle/contains:4"]["5"]["ids"]) == 5
     # the oracle reaches _send from charge or charge from _send whenever either is a seed: it never does worse
     for k in ("2", "5"):
@@ -98,20 +100,18 @@ def assert_training_dump_replays_the_oracle(out: Path, rows: list[dict]) -> None
     """candidates.jsonl holds each proposal's features and labels; admitting its labelled candidates through the
     offline replay gives exactly what the oracle answered online."""
     dumped = [Proposal(json.loads(line)) for line in (out / "candidates.jsonl").read_text().splitlines()]
-    assert {(p.row["origin"], p.row["edges"], p.row["c"]) for p in dumped} == {
-        (origin, edges, c) for origin, edges in (("dense", "contains:4"), ("dense", "invokes:2"),
-                                                 ("dense", "contains:4,invokes:2"), ("bm25", "contains:4"))
-        for c in (2, 3)}  # -c 3: K=2 has two seeds, K=5 three
+    assert {(p.row["origin"], p.row["tests"], p.row["edges"], p.row["c"]) for p in dumped} == {
+        (origin, "exclude", edges, c) for origin in ("hybrid", "dense", "bm25")
+        for edges in ("contains:4", "invokes:2", "contains:4,invokes:2") for c in (2, 3)}  # -c 3: K=2 has 2 seeds
     assert {p.row["c"] for p in load_proposals(out / "candidates.jsonl")} == {3}  # training uses K >= c
     by_instance = {r["instance_id"]: r for r in rows}
-    labels = 0
-    for proposal in (p for p in dumped if p.row["origin"] == "dense"):
+    for proposal in (p for p in dumped if p.row["origin"] == "hybrid"):
         k = {2: "2", 3: "5"}[proposal.row["c"]]
         online = by_instance[proposal.row["instance_id"]]["methods"][f"spider/oracle/{proposal.row['edges']}"][k]
         offline = proposal.replay(proposal.y.astype(bool), int(k))
         assert offline["ids"] == online["ids"] and offline["hits"] == online["hits"]
-        labels += int(proposal.y.sum())
-    assert labels > 0  # Receipt.render is offered under the seed Receipt.header at K=2
+    labels = sum(int(p.y.sum()) for p in dumped if p.row["origin"] == "dense")
+    assert labels > 0  # Receipt.render is offered under the dense seed Receipt.header at K=2
 
 
 @pytest.mark.parametrize("extra, message", [
