@@ -50,9 +50,10 @@ def check_explained(answer: dict) -> None:
             assert result["seed"] in ids[:position]
 
 
-def test_selector_none_answers_exactly_like_der(shop):
+def test_selector_none_answers_exactly_like_its_first_stage(shop):
     der = answer_of(ISSUE, "--repo", shop, "--method", "der", "-k", "4")
-    spider = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "none", *GRAPH_ARGS)
+    spider = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--first-stage", "dense", "--selector", "none",
+                       *GRAPH_ARGS)
 
     assert [r["id"] for r in spider["results"]] == [r["id"] for r in der["results"]]
     assert spider["summary"]["admitted"] == spider["summary"]["displaced"] == 0
@@ -74,8 +75,8 @@ def test_llm_selector_exchanges_within_the_budget_and_explains(shop, tmp_path):
 
     with FakeLLM(admit_every_offered) as server:
         env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_CACHE": str(tmp_path)}
-        answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic",
-                           "--model", "claude-test", *GRAPH_ARGS, env=env)
+        answer = answer_of(ISSUE, "--repo", shop, "--method", "spider", "--first-stage", "dense",  # proposals below
+                           "--selector", "anthropic", "--model", "claude-test", *GRAPH_ARGS, env=env)  # its top 4
 
     assert len(answer["results"]) == 4 and len({r["id"] for r in answer["results"]}) == 4
     seeds = [r["id"] for r in answer["results"] if r["verdict"] == "seed"]
