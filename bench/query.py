@@ -1,11 +1,12 @@
-"""SpIDER query latency per stage on a real snapshot: dense, expansion Cypher, code fetch, selector (a local fake
-LLM with a fixed latency, through the real anthropic SDK), exchange, and end to end.
+"""SpIDER query latency per stage on a real snapshot: the first stage (dense; hybrid adds BM25, the issue's
+mentions and the fusion), expansion Cypher, code fetch, selector (a local fake LLM with a fixed latency, through
+the real anthropic SDK), exchange, and end to end; each first stage side by side in one run.
 
 The snapshot must already be indexed with embeddings (`spider index`); ≥ 10k functions for the issue's figure.
 Issue texts are real: the repository's own benchmark instances first, then others from ../shared/bench, so
 every query is a different prompt (the LLM cache is a fresh temporary directory: no call is served from it).
-Each query runs every --edges configuration back to back (interleaved), warm, in one process that holds the
-vector store open (its open time is reported apart).
+Each query runs every --first-stages x --edges configuration back to back (interleaved), warm, in one process
+that holds the vector store open (its open time is reported apart).
 
     python bench/query.py --repo apache/dubbo --queries 40 --latency 1.0
 """
@@ -35,14 +36,14 @@ from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.expand import edges_label, parse_edges  # noqa: E402
 from spider.query.pipeline import graph_answer  # noqa: E402
 from spider.query.results import Method, Origin  # noqa: E402
-from spider.query.retrieve.first_stage import first_stage  # noqa: E402
+from spider.query.retrieve.first_stage import FIRST_STAGES, first_stage  # noqa: E402
 from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 
 from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402
 
 INSTANCES = ROOT.parent / "shared" / "bench" / "instances.jsonl"
 TARGETS = {"expand_p50_ms (C=5, contains:4)": 100.0, "overhead_p50_s (end to end minus selector)": 0.3}
-STAGES = ("dense", "expand", "fetch code", "select", "exchange")
+STAGES = ("dense", "bm25", "fuse", "expand", "fetch code", "select", "exchange")
 
 
 def issue_texts(repo: str, count: int) -> list[str]:
@@ -66,6 +67,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--latency", type=float, default=1.0, help="the fake LLM's fixed answer time, seconds")
     parser.add_argument("--edges", nargs="+", default=["contains:4", "invokes:2", "contains:4,invokes:2"])
+    parser.add_argument("--first-stages", nargs="+", default=["dense", "hybrid"], choices=[o.value for o in FIRST_STAGES])
     parser.add_argument("-k", type=int, default=20)
     parser.add_argument("-n", type=int, default=500)
     parser.add_argument("-c", type=int, default=5)
@@ -74,8 +76,9 @@ def main() -> None:
 
     texts = issue_texts(args.repo, args.queries)
     configs = [parse_edges(spec) for spec in args.edges]
-    samples: dict[str, dict[str, list[float]]] = {edges_label(e): {} for e in configs}
-    sizes: dict[str, dict[str, list[int]]] = {edges_label(e): {} for e in configs}
+    labels = [(Origin(stage), edges, f"{stage} / {edges_label(edges)}") for stage in args.first_stages for edges in configs]
+    samples: dict[str, dict[str, list[float]]] = {label: {} for *_, label in labels}
+    sizes: dict[str, dict[str, list[int]]] = {label: {} for *_, label in labels}
     started = time.time()
     load_before = os.getloadavg()
 
@@ -99,15 +102,19 @@ def main() -> None:
         try:
             print(f"{args.repo} @ {snapshot[:12]}: {functions} functions; model {warm.model}; first query "
                   f"(model load included) {model_load:.2f} s; vector store open {store_open:.2f} s; "
-                  f"{len(texts)} issues x {len(configs)} configurations")
+                  f"{len(texts)} issues x {len(labels)} configurations")
             for number, text in enumerate(texts, start=1):
-                ranking = first_stage(store, args.repo, snapshot, text, Origin.DENSE, args.n, vectors=vectors)
-                for edges in configs:
-                    label = edges_label(edges)
+                rankings = {}
+                for origin in dict.fromkeys(origin for origin, *_ in labels):
+                    clock = time.perf_counter()
+                    rankings[origin] = first_stage(store, args.repo, snapshot, text, origin, args.n, vectors=vectors)
+                    rankings[origin].seconds["first stage"] = time.perf_counter() - clock
+                for origin, edges, label in labels:
+                    ranking = rankings[origin]
                     clock = time.perf_counter()
                     answer = graph_answer(store, args.repo, snapshot, text, ranking, Method.SPIDER, selector,
                                           args.k, args.n, args.c, edges)
-                    wall = time.perf_counter() - clock + ranking.seconds["dense"]
+                    wall = time.perf_counter() - clock + ranking.seconds["first stage"]
                     stage = samples[label]
                     for name in STAGES:
                         stage.setdefault(name, []).append(answer.seconds.get(name, 0.0))
@@ -123,7 +130,7 @@ def main() -> None:
     stats = {label: {name: percentiles(values) for name, values in stages.items()} for label, stages in samples.items()}
     size_stats = {label: {k: {"median": statistics.median(v), "max": max(v)} for k, v in s.items()}
                   for label, s in sizes.items()}
-    contains = stats.get("contains:4", {})
+    contains = stats.get(f"{args.first_stages[-1]} / contains:4", {})
     checks = {
         "expand_p50_ms (C=5, contains:4)": round(contains["expand"]["p50"] * 1000, 1) if contains else None,
         "overhead_p50_s (end to end minus selector)": max(
@@ -159,7 +166,7 @@ def render(result: dict) -> str:
         f"({result['vector_store_open_s']} s) and held, as a long-running process would; a `spider-query` process "
         f"pays that once per query. Load average start/end "
         f"{result['loadavg_start_end']}. Machine: {result['machine']['nproc']} cores, {result['machine']['cpu_model']}.",
-        "", "| edges | stage | p50 ms | p95 ms | max ms |", "|---|---|---:|---:|---:|",
+        "", "| first stage / edges | stage | p50 ms | p95 ms | max ms |", "|---|---|---:|---:|---:|",
     ]
     for label, stages in result["stages_seconds"].items():
         for name, s in stages.items():
