@@ -1,0 +1,44 @@
+"""`spider eval`'s method names: which first stage, test policy, selector and expansion each one means."""
+
+from __future__ import annotations
+
+import pytest
+from spider.indexer.errors import InvalidInput
+from spider.indexer.schema import Rel
+from spider.query.evaluation.run import default_methods, parse_method
+from spider.query.results import Origin
+from spider.query.retrieve.test_policy import TestPolicy
+
+
+@pytest.mark.parametrize("name, canonical, stage, graph", [
+    ("der", "der", (Origin.DENSE, TestPolicy.EXCLUDE, True), False),
+    ("der@exclude", "der", (Origin.DENSE, TestPolicy.EXCLUDE, True), False),
+    ("sr@include", "sr@include", (Origin.BM25, TestPolicy.INCLUDE, True), False),
+    ("hybrid@demote", "hybrid@demote", (Origin.HYBRID, TestPolicy.DEMOTE, True), False),
+    ("dense+bm25", "dense+bm25", (Origin.HYBRID, TestPolicy.EXCLUDE, False), False),
+    ("spider/learned/contains:4", "spider/learned/contains:4", (Origin.HYBRID, TestPolicy.EXCLUDE, True), True),
+    ("spider-dense/oracle/invokes:2@include", "spider-dense/oracle/invokes:2@include",
+     (Origin.DENSE, TestPolicy.INCLUDE, True), True),
+    ("spisr/all/contains:4@exclude", "spisr/all/contains:4", (Origin.BM25, TestPolicy.EXCLUDE, True), True),
+])
+def test_a_method_name_says_its_first_stage_and_test_policy(name, canonical, stage, graph):
+    method = parse_method(name)
+    assert method.name == canonical and method.stage == stage and method.graph is graph
+
+
+def test_a_graph_method_names_its_selector_and_expansion():
+    method = parse_method("spider-bm25/learned/contains:4,invokes:2@demote")
+    assert method.selector == "learned" and method.edges == {Rel.CONTAINS: 4, Rel.INVOKES: 2}
+
+
+@pytest.mark.parametrize("name", ["hybrid/learned/contains:4", "der@sometimes", "spider/learned", "spider-x/all/contains:4",
+                                  "dense+bm25/all/contains:4"])
+def test_unknown_method_names_are_refused(name):
+    with pytest.raises(InvalidInput):
+        parse_method(name)
+
+
+def test_the_default_methods_cover_every_first_stage_and_expansion():
+    names = {m.name for m in default_methods()}
+    assert {"der", "sr", "hybrid", "spider/learned/contains:4,invokes:2", "spider-dense/learned/invokes:2",
+            "spisr/learned/contains:4", "spider/oracle/contains:4", "spider/all/invokes:2"} <= names
