@@ -221,8 +221,8 @@ def answer_query(
         results = [explain(r, ranking) for r in ranked(store, repo, snapshot, ranking.scored[:k], ranking.origin)]
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
         return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=ranking.seconds,
-                      model=ranking.model, first_stage=origin, tests=tests)
+                      model=ranking.model, first_stage=origin, tests=tests, notes=ranking.notes)
     answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
-    answer.notes += notes
+    answer.notes += ranking.notes + notes
     answer.tests = tests
     return answer

@@ -43,6 +43,7 @@ class Ranking:
     model: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     evidence: dict[str, Evidence] = field(default_factory=dict)  # hybrid: every ranked id's
+    notes: list[str] = field(default_factory=list)  # what the answer should tell the user about it
 
 
 def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin: Origin, n: int,
@@ -57,8 +58,11 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     seconds: dict[str, float] = {}
     lexical = snapshot_index(store, repo, snapshot) if origin != Origin.DENSE else None
     dense: list[tuple[str, float]] = []
-    model = None
-    if origin != Origin.BM25:
+    model, notes = None, []
+    if origin == Origin.HYBRID and embed_model is None and store.snapshot_embedding(repo, snapshot) is None:
+        notes.append(f"{repo} @ {snapshot[:12]} was indexed without embeddings: the hybrid first stage fused BM25 "
+                     "and the functions the issue names only (re-index without --no-embed for dense retrieval)")
+    elif origin != Origin.BM25:
         dense, model = _dense(store, repo, snapshot, issue, n, tests, embed_model, vectors, seconds)
     clock = time.perf_counter()
     tests_here = which_are_tests(lexical.node_ids) if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
@@ -81,7 +85,7 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     seconds["fuse"] = round(time.perf_counter() - clock, 4)
     evidence = {node_id: Evidence(dense_place.get(node_id), bm25_place.get(node_id), named.get(node_id))
                 for node_id, _ in fused}
-    return _demoted(Ranking(fused, origin, model, seconds, evidence), tests, tests_here)
+    return _demoted(Ranking(fused, origin, model, seconds, evidence, notes), tests, tests_here)
 
 
 def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, tests: TestPolicy,
@@ -92,7 +96,7 @@ def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, test
     model = embed_model or (embedding.model if embedding else None)
     if model is None:
         raise InvalidInput(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
-                           "re-index it without --no-embed, or use --method bm25 or spisr")
+                           "re-index it without --no-embed, or use --method hybrid, bm25 or spisr")
     embedder = open_embedder(model)
     loaded = time.perf_counter()
     keep = None if tests != TestPolicy.EXCLUDE else (lambda node_id: not is_test_code(node_id))

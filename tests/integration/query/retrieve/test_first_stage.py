@@ -127,3 +127,17 @@ def test_another_registered_model_serves_the_same_first_stage_and_selector(tmp_p
     assert result["method"] == "spider" and result["first_stage"] == "hybrid" and result["model"] == "test/tiny-wide"
     assert result["selector"].startswith("learned") and len(result["results"]) == 4
     assert "billing/tax.py:apply_vat_rate" in [r["id"] for r in result["results"]]
+
+
+def test_without_embeddings_the_default_fuses_bm25_and_mentions_and_says_so(tmp_path):
+    root, _ = make_repo(tmp_path / "repo", BILLING)
+    name = unique_name()
+    index_json(root, name, "--no-embed")
+
+    result = answer("--repo", name, "--selector", "learned", "-k", "4", "-c", "2", "-n", "50")
+
+    assert result["first_stage"] == "hybrid" and result["model"] is None and len(result["results"]) == 4
+    assert any("indexed without embeddings" in note for note in result["notes"])
+    assert all(set(r["fused_from"] or {}) <= {"bm25"} for r in result["results"] if r["origin"] != "graph")
+    dense = spider_query(ISSUE, "--repo", name, "--method", "der")
+    assert dense.returncode == 2 and "indexed without embeddings" in dense.stderr
