@@ -12,13 +12,16 @@ from hypothesis import strategies as st
 from spider.indexer.errors import SpiderError
 from spider.query.cli.ask import read_issue
 from spider.query.retrieve.bm25 import Bm25Index
+from spider.query.retrieve.mentions import issue_mentions, match_mentions
 from spider.query.retrieve.tokenize import code_tokens
 
 ISSUE_BYTES = st.one_of(
     st.binary(max_size=2_000),
     st.text(max_size=500).map(lambda text: text.encode("utf-8", "surrogatepass")),  # lone surrogates too
     st.lists(st.sampled_from([b"\xff", b"\xfe", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\x00", b"\x1b[2J",
-                              b"def ", b"parse_order", b" ", b"\n", "\u00e9".encode()]), max_size=60).map(b"".join),
+                              b"def ", b"parse_order", b" ", b"\n", "\u00e9".encode(), b'File "a.py", line 1, in ',
+                              b"at Cart.add(b.py:2:3)", b"ValueError: ", b'"', b"Cart.add", b"a.py"]),
+             max_size=60).map(b"".join),
 )
 
 
@@ -51,5 +54,6 @@ def test_any_bytes_are_read_as_an_issue_or_refused_in_one_line(raw):
         assert text.encode("utf-8") and (notes == []) == is_utf8(raw)
         small_index().search(text, 2)
         small_index().relative_scores(text, ["a.py:parse_order"])
+        assert set(match_mentions(issue_mentions(text), small_index().node_ids)) <= set(small_index().node_ids)
         assert all(isinstance(token, str) for token in code_tokens(text))
     assert len({text for text, _ in readings}) <= 1  # the argument and a file with the same bytes read alike
