@@ -112,7 +112,7 @@ class Answer:
         header = ["rank", "score", "id", "path:lines"] + (["why"] if explained else [])
         rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if explained else [])
                 for r in self.results]
-        below = [f"displaced: {item.id} ({item.first_stage_why()})" for item in self.displaced]
+        below = [f"displaced: {item.id}, {item.first_stage_why()}" for item in self.displaced]
         for call in self.calls:
             if call.status != "ok":
                 below.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
