@@ -29,6 +29,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from latency import issue_texts, percentiles  # noqa: E402 - bench/latency.py
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
@@ -41,23 +42,8 @@ from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  
 
 from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402
 
-INSTANCES = ROOT.parent / "shared" / "bench" / "instances.jsonl"
 TARGETS = {"expand_p50_ms (C=5, contains:4)": 100.0, "overhead_p50_s (end to end minus selector)": 0.3}
 STAGES = ("dense", "bm25", "fuse", "expand", "fetch code", "select", "exchange")
-
-
-def issue_texts(repo: str, count: int) -> list[str]:
-    rows = [json.loads(line) for line in INSTANCES.read_text().splitlines() if line.strip()]
-    own = [r["problem_statement"] for r in rows if r["repo"] == repo]
-    others = [r["problem_statement"] for r in rows if r["repo"] != repo]
-    return (own + others)[:count]
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"n": len(values), "p50": round(statistics.median(ordered), 4), "p95": round(p95, 4),
-            "max": round(ordered[-1], 4)}
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from spider import cypher
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
-from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query
+from spider.indexer.graph.cypher_gate import run_scoped_query
 from spider.indexer.settings import Settings
 from spider.indexer.terminal import render_table
 
@@ -80,14 +80,12 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
         text = cypher.load(query)
     else:
         raise InvalidInput(f"no query named {query!r} and no such .cypher file (named: {', '.join(cypher.ANALYST)})")
-    values = {**cypher.defaults(text), **dict(parse_param(p) for p in params)}
+    values = dict(parse_param(p) for p in params)
     if repo:
         values["repo"] = repo
     settings = Settings.from_env()
     with cancelled_by_interrupt(), neo4j_local.open_graph(settings) as store:
-        if "$repo" in text or "$snapshot" in text:
-            fill_scope(store, values)
-        keys, rows = run_analyst_query(store, text, values, settings.cypher_timeout)
+        keys, rows = run_scoped_query(store, text, values, settings.cypher_timeout)
     if as_json:
         click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2, default=str))
     else:

@@ -1,4 +1,5 @@
-"""The one error handler of `spider` and `spider-query`, and the --debug option that widens it."""
+"""The one error handler of `spider`, `spider-query` and the tools of `spider mcp`, and the --debug option that
+widens it."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ debug_option = click.option(
 )
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """What a message may show: its first line, secrets masked, control characters as escapes."""
     lines = text.strip().splitlines()
     return printable(redact(lines[0] if lines else ""))
@@ -60,11 +61,11 @@ def fail_cleanly(command: Callable) -> Callable:
             raise  # click's own: it prints them as usage errors
         except SpiderError as exc:
             _print_traceback(debug)
-            click.echo(f"{prog}: error: {_one_line(str(exc))}", err=True)
+            click.echo(f"{prog}: error: {one_line(str(exc))}", err=True)
             sys.exit(next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind)))
         except Exception as exc:
             _print_traceback(debug)
-            detail = _one_line(str(exc))
+            detail = one_line(str(exc))
             hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
             click.echo(f"{prog}: error: unexpected {type(exc).__name__}{': ' * bool(detail)}{detail}{hint}", err=True)
             sys.exit(UNEXPECTED_EXIT)

@@ -10,7 +10,7 @@ from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.graph.snapshot_diff import diff_snapshots
 from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
 from spider.indexer.settings import Settings
 from spider.indexer.terminal import printable, render_table
@@ -76,8 +76,7 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
     """What changed in REPO's graph from snapshot OLD to NEW (revisions or sha prefixes of complete snapshots):
     nodes and relationships added, removed, or with other properties (code, lines, resolution)."""
     with neo4j_local.open_graph(Settings.from_env()) as store:
-        old_sha, new_sha = store.resolve_snapshot(repo, old), store.resolve_snapshot(repo, new)
-        changes = diff_contents(read_contents(store, repo, old_sha), read_contents(store, repo, new_sha))
+        old_sha, new_sha, changes = diff_snapshots(store, repo, old, new)
     if as_json:
         click.echo(json.dumps({"repo": repo, "old": old_sha, "new": new_sha, **vars(changes)}, indent=2))
         return

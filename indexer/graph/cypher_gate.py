@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import neo4j
 from neo4j.exceptions import ClientError
+from spider import cypher
 from spider.indexer.errors import InvalidInput, RefusedQuery
 from spider.indexer.graph.store import GraphStore
 
@@ -144,3 +145,14 @@ def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any],
             raise InvalidInput(f"the query ran longer than {timeout} s and was stopped (SPIDER_CYPHER_TIMEOUT "
                                "sets the limit in seconds)") from None
         raise InvalidInput(f"Cypher error: {exc.message.splitlines()[0] if exc.message else exc.code}") from None
+
+
+def run_scoped_query(store: GraphStore, text: str, params: dict[str, Any],
+                     timeout: int) -> tuple[list[str], list[list[Any]]]:
+    """`run_analyst_query` as `spider cypher` and the MCP tool `cypher` run a statement: `params` gets the defaults
+    the text declares (`// @param`), and $repo and $snapshot filled (`fill_scope`) when the text uses them."""
+    for key, value in cypher.defaults(text).items():
+        params.setdefault(key, value)
+    if "$repo" in text or "$snapshot" in text:
+        fill_scope(store, params)
+    return run_analyst_query(store, text, params, timeout)

@@ -71,3 +71,10 @@ def _compare(old: dict, new: dict) -> tuple[list, list, list]:
 
 def diff_contents(old: SnapshotContents, new: SnapshotContents) -> SnapshotDiff:
     return SnapshotDiff(*_compare(old.nodes, new.nodes), *_compare(old.edges, new.edges))
+
+
+def diff_snapshots(store: GraphStore, repo: str, old: str, new: str) -> tuple[str, str, SnapshotDiff]:
+    """What changed in `repo`'s graph from the complete snapshot `old` to `new` (revisions or sha prefixes): their
+    shas and the differences; what `spider snapshots diff` and the MCP tool `changed` report."""
+    old_sha, new_sha = store.resolve_snapshot(repo, old), store.resolve_snapshot(repo, new)
+    return old_sha, new_sha, diff_contents(read_contents(store, repo, old_sha), read_contents(store, repo, new_sha))

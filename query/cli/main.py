@@ -14,6 +14,7 @@ from spider.indexer.cli.org import org
 from spider.indexer.cli.snapshots import snapshots
 from spider.indexer.cli.worker import worker
 from spider.query.cli.eval import eval_command, train_selector_command
+from spider.query.cli.mcp import mcp_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -33,6 +34,7 @@ main.add_command(run_cypher)
 main.add_command(eval_command)
 main.add_command(index)
 main.add_command(jobs_command)
+main.add_command(mcp_command)
 main.add_command(models)
 main.add_command(neo4j)
 main.add_command(org)
