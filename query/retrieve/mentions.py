@@ -122,13 +122,15 @@ def match_mentions(mentions: Mentions, node_ids: Iterable[str], store: GraphStor
     def note(node_id: str, why: Named) -> None:
         found[node_id] = min(found.get(node_id, why), why)
 
+    ends = {q.rsplit(".", 1)[-1] for q in mentions.qualified}  # a qualified mention ends in the function's name
     for node_id in node_ids:
         path, _, qualname = node_id.rpartition(":")
-        parts = qualname.split("#")[0].split(".")
-        by_name[parts[-1]].append(node_id)
+        name = qualname.split("#")[0]
+        short = name.rpartition(".")[2]
+        by_name[short].append(node_id)
         by_path[path].append(node_id)
-        if mentions.qualified:  # `merge.merge_core` names xarray/core/merge.py:merge_core, `Dataset.merge` a method
-            dotted = path.rsplit(".", 1)[0].split("/") + parts
+        if short in ends:  # `merge.merge_core` names xarray/core/merge.py:merge_core, `Dataset.merge` a method
+            dotted = path.rsplit(".", 1)[0].split("/") + name.split(".")
             if any(".".join(dotted[i:]) in mentions.qualified for i in range(len(dotted) - 1)):
                 note(node_id, Named.QUALIFIED)
     for written, name in mentions.frames:
