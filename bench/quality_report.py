@@ -1,4 +1,4 @@
-"""The localization-quality report (issue 5): from a `spider eval` results directory whose summary includes
+"""The localization-quality report (issues 5 and 20): from a `spider eval` results directory whose summary includes
 `spider train-selector`'s cross-validated methods, write bench/results/quality.{md,json} and two plots.
 
     python bench/quality_report.py --eval /work/evalruns/dev --command "spider eval ..." --wall-seconds 4321
@@ -25,7 +25,10 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.indexer.languages import is_test_code  # noqa: E402
 from spider.indexer.vectors.embedding import DEFAULT_MODEL  # noqa: E402
+from spider.query.evaluation.metrics import accuracy_at, bootstrap_ci, paired_bootstrap_p, recall_at, sign_flip_p  # noqa: E402
+from spider.query.evaluation.run import read_results  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 LANGUAGES = ("python", "java", "javascript", "typescript")
@@ -38,12 +41,16 @@ PAPER = {
     "sr": {"python": (0.31, 0.24), "java": (0.15, 0.10), "javascript": (0.36, 0.29), "typescript": (0.07, 0.05)},
     "spisr contains:4": {"python": (0.33, 0.26), "java": (0.16, 0.10), "javascript": (0.46, 0.39), "typescript": (0.11, 0.09)},
 }
+# Ours beside the paper's: the product's first stages and the learned selector out of fold (test code excluded).
 OURS = {"der": "der", "sr": "sr", "spider contains:4": "spider/learned-cv/contains:4",
         "spider invokes:2": "spider/learned-cv/invokes:2",
         "spider contains:4,invokes:2": "spider/learned-cv/contains:4,invokes:2",
         "spisr contains:4": "spisr/learned-cv/contains:4"}
-CURVES = ("der", "sr", "spider/learned-cv/contains:4", "spider/learned-cv/invokes:2",
-          "spider/learned-cv/contains:4,invokes:2", "spider/oracle/contains:4,invokes:2", "spisr/learned-cv/contains:4")
+TODAY = "spider-dense/learned-cv/contains:4,invokes:2@include"  # the default before issue 20: dense, tests in
+DEFAULT = "spider/learned-cv/contains:4,invokes:2"  # the default after it: hybrid, tests excluded
+TARGETS_20 = {"python": 0.60, "java": 0.42, "javascript": 0.66}  # the paper's SpIDER, contains + invokes, Claude
+CURVES = ("der@include", "der", "sr", "hybrid", "spider-dense/learned-cv/contains:4,invokes:2", DEFAULT,
+          "spider/oracle/contains:4,invokes:2", TODAY)
 
 
 def cell(summary: dict, group: str, method: str, k: int) -> dict | None:
@@ -86,6 +93,107 @@ def methods_table(summary: dict, group: str, methods: list[str], ks: list[int]) 
         lines.append(f"| {method} | " + " | ".join(fmt(cells[str(k)]["recall"]["mean"]) for k in ks)
                      + f" | {ci[0]:.3f}–{ci[1]:.3f} | " + " | ".join(fmt(cells[str(k)]["acc"]["mean"]) for k in ks)
                      + f" | {fmt(at20['mrr']['mean'])} | {tests} | {exchange} |")
+    return lines + [""]
+
+
+def instance_rows(eval_dir: Path) -> list[dict]:
+    """Every instance's cells, the out-of-fold (learned-cv) methods merged in as `spider eval` merges them."""
+    rows = read_results(eval_dir / "instances.jsonl")
+    cv = {row["instance_id"]: row["methods"] for row in read_results(eval_dir / "learned_cv.jsonl")}
+    for row in rows:
+        row["methods"].update(cv.get(row["instance_id"], {}))
+    return rows
+
+
+def values(rows: list[dict], method: str, metric: str = "recall", k: int = 20) -> list[float]:
+    score = recall_at if metric == "recall" else accuracy_at
+    return [score(row["methods"][method][str(k)]["hits"], row["m"], k) for row in rows]
+
+
+def mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def groups_of(rows: list[dict]) -> dict[str, list[dict]]:
+    groups = {"all": rows}
+    for language in LANGUAGES:
+        if any(r["language"] == language for r in rows):
+            groups[language] = [r for r in rows if r["language"] == language]
+    return groups
+
+
+def test_code_section(rows: list[dict]) -> list[str]:
+    """Target 0: what test code does to each first stage, and which policy is best."""
+    groups = groups_of(rows)
+    tests_in_top = [sum(is_test_code(i) for i in row["methods"]["der@include"]["20"]["ids"]) / 20 for row in rows]
+    lines = ["## Test code (target 0)", "",
+             f"Share of test functions in the dense top 20 with test code included (`der@include`): "
+             f"{mean(tests_in_top):.2f} over {len(rows)} instances. Recall@20 per first stage and test policy "
+             "(rankings have no trained parameters: these are out of fold by construction):", "",
+             "| first stage | tests | " + " | ".join(f"{g} ({len(m)})" for g, m in groups.items()) + " |",
+             "|---|---|" + "---:|" * len(groups)]
+    for ranking in ("der", "sr", "dense+bm25", "hybrid"):
+        for policy in ("exclude", "demote", "include"):
+            method = ranking if policy == "exclude" else f"{ranking}@{policy}"
+            lines.append(f"| {ranking} | {policy} | " + " | ".join(f"{mean(values(m, method)):.3f}"
+                                                                    for m in groups.values()) + " |")
+    return lines + [""]
+
+
+def hybrid_section(rows: list[dict]) -> list[str]:
+    """Target 1: the hybrid first stage against the better of DER and SR, per language with >= 20 instances."""
+    lines = ["## The hybrid first stage (targets 1 and 2), test code excluded, K=20", "",
+             "| group | instances | DER R@20 | SR R@20 | dense+bm25 R@20 | hybrid R@20 (95% CI) | p vs the better of DER/SR "
+             "(paired bootstrap / sign-flip) | beats both |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for group, members in groups_of(rows).items():
+        der, sr, hybrid = values(members, "der"), values(members, "sr"), values(members, "hybrid")
+        better = der if mean(der) >= mean(sr) else sr
+        ci = bootstrap_ci(hybrid)
+        verdict = "yes" if mean(hybrid) > mean(better) else "no"
+        verdict += "" if len(members) >= 20 else " (fewer than 20: no target)"
+        lines.append(f"| {group} | {len(members)} | {mean(der):.3f} | {mean(sr):.3f} | "
+                     f"{mean(values(members, 'dense+bm25')):.3f} | {mean(hybrid):.3f} ({ci[0]:.3f}–{ci[1]:.3f}) | "
+                     f"{paired_bootstrap_p(hybrid, better):.3f} / {sign_flip_p(hybrid, better):.3f} | {verdict} |")
+    return lines + [""]
+
+
+def spider_section(rows: list[dict]) -> list[str]:
+    """Target 4: spider over each first stage and expansion, against the paper's SpIDER and today's default."""
+    groups = groups_of(rows)
+    lines = ["## spider over each first stage, learned selector out of fold (leave one repository out), K=20", "",
+             "| method | " + " | ".join(f"{g} R@20 / Acc@20" for g in groups) + " |", "|---|" + "---:|" * len(groups)]
+    for graph in ("spider", "spider-dense", "spisr"):
+        for edges in ("contains:4", "invokes:2", "contains:4,invokes:2"):
+            method = f"{graph}/learned-cv/{edges}"
+            if method in rows[0]["methods"]:
+                lines.append(f"| {method} | " + " | ".join(
+                    f"{mean(values(m, method)):.3f} / {mean(values(m, method, 'acc')):.3f}" for m in groups.values()) + " |")
+    for method in (TODAY, "spider/oracle/contains:4,invokes:2", "spider/all/contains:4,invokes:2"):
+        lines.append(f"| {method} | " + " | ".join(
+            f"{mean(values(m, method)):.3f} / {mean(values(m, method, 'acc')):.3f}" for m in groups.values()) + " |")
+    lines += ["", f"The default (`{DEFAULT}`: hybrid first stage, test code excluded, learned selector out of fold) "
+              f"against the paper's SpIDER with contains + invokes and Claude (SWE-PolyBench, SweRankEmbed-Small, "
+              f"Table 2) and against today's default (`{TODAY}`: dense first stage, test code included):", "",
+              "| language | instances | paper R@20 | ours R@20 (95% CI) | target met | today's default R@20 | "
+              "p vs today's (paired bootstrap / sign-flip) |", "|---|---:|---:|---:|---|---:|---:|"]
+    for group, members in groups.items():
+        ours, today = values(members, DEFAULT), values(members, TODAY)
+        ci = bootstrap_ci(ours)
+        target = TARGETS_20.get(group)
+        met = "–" if target is None else ("yes" if mean(ours) >= target else f"no ({mean(ours) - target:+.3f})")
+        lines.append(f"| {group} | {len(members)} | {fmt(target, 2) if target else '–'} | {mean(ours):.3f} "
+                     f"({ci[0]:.3f}–{ci[1]:.3f}) | {met} | {mean(today):.3f} | "
+                     f"{paired_bootstrap_p(ours, today):.3f} / {sign_flip_p(ours, today):.3f} |")
+    lines += ["", "Acc@20 of the default on the instances DER solves (Acc@20 = 1), target: no language drops more "
+              "than 2 points:", "", "| language | DER (tests excluded): solved → default keeps | drop | "
+              "DER as the paper runs it (tests included): solved → default keeps | drop |", "|---|---:|---:|---:|---:|"]
+    for group, members in groups.items():
+        cells = []
+        for der in ("der", "der@include"):
+            solved = [r for r in members if values([r], der, "acc")[0] == 1.0]
+            kept = mean(values(solved, DEFAULT, "acc")) if solved else float("nan")
+            cells += [f"{len(solved)} → {kept:.3f}", f"{(1 - kept) * 100:.1f} pts" if solved else "–"]
+        lines.append(f"| {group} | " + " | ".join(cells) + " |")
     return lines + [""]
 
 
@@ -140,17 +248,18 @@ def main() -> None:
     args = parser.parse_args()
 
     summary = json.loads((args.eval_dir / "summary.json").read_text())
-    model = json.loads((ROOT / "query" / "models" / "learned_selector.json").read_text())
+    model = json.loads((ROOT / "query" / "select" / "learned_selector.json").read_text())
     ks = summary["run"]["ks"]
     methods = [m for m in summary["run"]["methods"]]
-    order = sorted(methods, key=lambda m: (m not in ("der", "sr"), m.startswith("spisr"), m.split("/")[-1],
+    order = sorted(methods, key=lambda m: ("/" in m, m.split("/")[0], m.split("/")[-1],
                                            ["learned-cv", "learned", "all", "oracle"].index(m.split("/")[1])
                                            if "/" in m else 0))
+    rows = instance_rows(args.eval_dir)
     curves, bars = RESULTS / f"{args.name}_recall_at_k.png", RESULTS / f"{args.name}_recall20_bars.png"
     plot_curves(summary, ks, curves)
-    plot_bars(summary, [m for m in ("der", "sr", "spider/learned-cv/contains:4", "spider/learned-cv/invokes:2",
-                                    "spider/learned-cv/contains:4,invokes:2", "spisr/learned-cv/contains:4",
-                                    "spider/oracle/contains:4,invokes:2") if m in methods], bars)
+    plot_bars(summary, [m for m in ("der@include", "der", "sr", "hybrid", TODAY, "spider/learned-cv/contains:4",
+                                    "spider/learned-cv/invokes:2", DEFAULT, "spider/oracle/contains:4,invokes:2")
+                        if m in methods], bars)
 
     thresholds = ", ".join(f"{origin} {w['threshold']}" for origin, w in model["weights"].items())
     gain = summary["gain_captured"]
@@ -171,6 +280,7 @@ def main() -> None:
              f"- Unmatched targets (no indexed function overlaps them): {summary['unmatched_targets']['count']} of "
              f"{summary['unmatched_targets']['of']}.", "",
              f"![Recall@K per language]({curves.name})", "", f"![Recall@20 with CIs]({bars.name})", "",
+             *test_code_section(rows), *hybrid_section(rows), *spider_section(rows),
              "## Issue-5 target: the learned selector at K=20", "",
              "Target: at K=20 the learned selector captures ≥ 60% of the oracle's Recall@20 gain over DER and keeps "
              "Acc@20 within 2 points of DER's on the instances DER solves. Measured out of fold (`learned-cv`).", "",
