@@ -1,0 +1,142 @@
+"""Is a learned fusion better than reciprocal-rank fusion, out of fold? (issue 20, item 1)
+
+For every benchmark instance (its snapshot already indexed with embeddings, as `spider eval` leaves it), the hybrid
+first stage's three rankings are computed (dense top-N, BM25 top-N, the functions the issue names; test code
+excluded) and every candidate gets a few features: its reciprocal place in each ranking, its dense cosine, its
+BM25 score over the best, how the issue names it, whether both rankings hold it. A logistic regression is fit
+leave-one-repository-out and its ranking compared with RRF's at K=20 on the held-out repositories.
+
+    python bench/fusion.py --bench ../shared/bench --subset dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "bench"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.settings import Settings  # noqa: E402
+from spider.query.evaluation.metrics import paired_bootstrap_p, sign_flip_p  # noqa: E402
+from spider.query.evaluation.run import functions_in_files, load_instances  # noqa: E402
+from spider.query.results import Origin  # noqa: E402
+from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
+from spider.query.retrieve.first_stage import first_stage  # noqa: E402
+from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
+from spider.query.retrieve.mentions import Named, issue_mentions, match_mentions, mention_ranking  # noqa: E402
+from spider.query.retrieve.test_policy import TestPolicy, which_are_tests  # noqa: E402
+
+FEATURES = ("dense_rr", "bm25_rr", "mention_rr", "dense_score", "bm25_relative", "in_both",
+            *(f"named_{n.name.lower()}" for n in Named))
+K = 20
+
+
+def candidates_of(store, instance, n: int) -> dict:
+    """The three rankings of one instance and each candidate's features and label."""
+    repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
+    dense = first_stage(store, repo, snapshot, issue, Origin.DENSE, n, TestPolicy.EXCLUDE).scored
+    lexical = snapshot_index(store, repo, snapshot)
+    tests = which_are_tests(lexical.node_ids)
+    sparse = lexical.search(issue, n, lambda i: i not in tests)
+    named = match_mentions(issue_mentions(issue), [i for i in lexical.node_ids if i not in tests], store, repo,
+                           snapshot)
+    dense_place = {i: p for p, (i, _) in enumerate(dense, start=1)}
+    bm25_place = {i: p for p, (i, _) in enumerate(sparse, start=1)}
+    order = {i: p for p, i in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
+    mentioned = mention_ranking(named, order)
+    mention_place = {i: p for p, i in enumerate(mentioned, start=1)}
+    dense_score, bm25_score = dict(dense), dict(sparse)
+    best = max(bm25_score.values(), default=1.0) or 1.0
+    spans = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
+    targets = {i for i, span in spans.items() if any(span.overlaps(t) for t in instance.targets)}
+    ids = list(dict.fromkeys([*dense_place, *bm25_place, *mention_place]))
+
+    def reciprocal(place: int | None) -> float:
+        return 1.0 / (RRF_K + place) if place else 0.0
+
+    rows = [[reciprocal(dense_place.get(i)), reciprocal(bm25_place.get(i)), reciprocal(mention_place.get(i)),
+             dense_score.get(i, 0.0), bm25_score.get(i, 0.0) / best, float(i in dense_place and i in bm25_place),
+             *(float(named.get(i) == kind) for kind in Named)] for i in ids]
+    rrf = [i for i, _ in reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned])]
+    return {"instance_id": instance.id, "repo": repo, "language": instance.language, "m": len(instance.targets),
+            "ids": ids, "x": rows, "targets": sorted(targets), "rrf": rrf[:K],
+            "hits": {i: [t for t, target in enumerate(instance.targets) if spans[i].overlaps(target)] for i in targets}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, required=True)
+    parser.add_argument("--subset", default="dev")
+    parser.add_argument("-n", type=int, default=500)
+    parser.add_argument("--dump", type=Path, default=Path("/tmp/spider-fusion.jsonl"),
+                        help="Where the candidates go (reused when it exists).")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    args = parser.parse_args()
+    started = time.time()
+    if not args.dump.is_file():
+        instances = load_instances(args.bench, args.subset)
+        with neo4j_local.open_graph(Settings.from_env()) as store, args.dump.open("w") as handle:
+            for number, instance in enumerate(instances, start=1):
+                handle.write(json.dumps(candidates_of(store, instance, args.n)) + "\n")
+                print(f"  {number}/{len(instances)}", end="\r", flush=True)
+    rows = [json.loads(line) for line in args.dump.read_text().splitlines()]
+    from sklearn.linear_model import LogisticRegression
+
+    learned: dict[str, float] = {}
+    for repo in sorted({r["repo"] for r in rows}):
+        train = [r for r in rows if r["repo"] != repo]
+        x = np.array([v for r in train for v in r["x"]])
+        y = np.array([i in r["targets"] for r in train for i in r["ids"]], dtype=int)
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale[scale == 0] = 1.0
+        model = LogisticRegression(C=1.0, class_weight="balanced", max_iter=5000).fit((x - mean) / scale, y)
+        for row in (r for r in rows if r["repo"] == repo):
+            p = model.decision_function((np.array(row["x"]) - mean) / scale)
+            ranked = [row["ids"][i] for i in sorted(range(len(row["ids"])), key=lambda i: (-p[i], row["ids"][i]))]
+            learned[row["instance_id"]] = targets_recall(ranked, row)
+    result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "features": list(FEATURES), "k": K,
+              "groups": {}, "wall_seconds": round(time.time() - started, 1), "machine": machine(("scikit-learn",)),
+              "spider": spider_commit()}
+    for group in ["all", *sorted({r["language"] for r in rows})]:
+        members = [r for r in rows if group in ("all", r["language"])]
+        rrf = [targets_recall(r["rrf"], r) for r in members]
+        mine = [learned[r["instance_id"]] for r in members]
+        result["groups"][group] = {"instances": len(members), "rrf_recall20": round(sum(rrf) / len(rrf), 4),
+                                   "learned_recall20_loro": round(sum(mine) / len(mine), 4),
+                                   "p_paired_bootstrap": round(paired_bootstrap_p(mine, rrf), 4),
+                                   "p_sign_flip": round(sign_flip_p(mine, rrf), 4)}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "fusion.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [f"# Learned fusion against RRF, out of fold ({result['when']})", "",
+             f"`{result['command']}`: the hybrid first stage's dense top-{args.n}, BM25 top-{args.n} and the issue's "
+             "mentions (test code excluded); a logistic regression over their features, fit leave-one-repository-out, "
+             f"against reciprocal-rank fusion (k={RRF_K}, no parameters fit), Recall@{K}.", "",
+             "| group | instances | RRF R@20 | learned R@20 (LORO) | p (paired bootstrap / sign-flip) |",
+             "|---|---:|---:|---:|---:|"]
+    for group, g in result["groups"].items():
+        lines.append(f"| {group} | {g['instances']} | {g['rrf_recall20']:.3f} | {g['learned_recall20_loro']:.3f} | "
+                     f"{g['p_paired_bootstrap']:.3f} / {g['p_sign_flip']:.3f} |")
+    (args.out / "fusion.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def targets_recall(ranked: list[str], row: dict) -> float:
+    """Recall@K as `spider eval` counts it: the share of the instance's targets a top-K function overlaps."""
+    hit = {t for node_id in ranked[:K] for t in row["hits"].get(node_id, ())}
+    return len(hit) / row["m"]
+
+
+if __name__ == "__main__":
+    main()
