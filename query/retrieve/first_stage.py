@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
@@ -58,17 +59,19 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
     lexical = snapshot_index(store, repo, snapshot) if origin != Origin.DENSE else None
-    loading = time.perf_counter() - clock  # the BM25 index: built on a snapshot's first query, then read from disk
+    tests_here = which_are_tests(lexical.node_ids) if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
+    loading = time.perf_counter() - clock  # the BM25 index (built on a snapshot's first query) and its test code
+    keep: Callable[[str], bool] | None = None
+    if tests == TestPolicy.EXCLUDE:  # the test code BM25 found once, or (dense alone) each language's definition
+        keep = (lambda node_id: node_id not in tests_here) if lexical is not None else (lambda i: not is_test_code(i))
     dense: list[tuple[str, float]] = []
     model, notes = None, []
     if origin == Origin.HYBRID and embed_model is None and store.snapshot_embedding(repo, snapshot) is None:
         notes.append(f"{repo} @ {snapshot[:12]} was indexed without embeddings: the hybrid first stage fused BM25 "
                      "and the functions the issue names only (re-index without --no-embed for dense retrieval)")
     elif origin != Origin.BM25:
-        dense, model = _dense(store, repo, snapshot, issue, n, tests, embed_model, vectors, seconds)
+        dense, model = _dense(store, repo, snapshot, issue, n, keep, embed_model, vectors, seconds)
     clock = time.perf_counter() - loading
-    tests_here = which_are_tests(lexical.node_ids) if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
-    keep = (lambda node_id: node_id not in tests_here) if tests == TestPolicy.EXCLUDE else None
     sparse = lexical.search(issue, n, keep) if lexical is not None else []
     if origin == Origin.BM25:
         seconds["bm25"] = round(time.perf_counter() - clock, 4)
@@ -90,9 +93,9 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     return _demoted(Ranking(fused, origin, model, seconds, evidence, notes), tests, tests_here)
 
 
-def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, tests: TestPolicy,
+def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, keep: Callable[[str], bool] | None,
            embed_model: str | None, vectors: VectorStore | None, seconds: dict[str, float]) -> tuple[list, str]:
-    """The dense top-n (test code left out for `exclude`), and the model that embedded the issue."""
+    """The dense top-n of the functions `keep` accepts (None: all), and the model that embedded the issue."""
     start = time.perf_counter()
     embedding = store.snapshot_embedding(repo, snapshot)
     model = embed_model or (embedding.model if embedding else None)
@@ -101,7 +104,6 @@ def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, test
                            "re-index it without --no-embed, or use --method hybrid, bm25 or spisr")
     embedder = open_embedder(model)
     loaded = time.perf_counter()
-    keep = None if tests != TestPolicy.EXCLUDE else (lambda node_id: not is_test_code(node_id))
     if vectors is not None:
         scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, keep)
     else:
