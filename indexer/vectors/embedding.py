@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -364,10 +365,25 @@ class Embedder:
         return self._embed_batch([self.spec.query_prefix + cut_text(text, self.max_tokens)])[0]
 
 
+LOADED_MODELS = 4  # embedders a process keeps loaded (a query process uses one; a worker may serve a few)
+_loaded: dict[tuple, Embedder] = {}
+_loading = threading.Lock()
+
+
 def open_embedder(name: str | None = None, threads: int | None = None) -> Embedder:
-    """Load model name (else $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) with threads ONNX threads (default:
-    the CPUs this process may use)."""
-    return Embedder(resolve_spec(name), threads=threads)
+    """Model name (else $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) with threads ONNX threads (default: the CPUs
+    this process may use). Loading takes ~0.3 s, so a process keeps the models it loaded and answers its next
+    query with the same one, until the model's files change."""
+    spec = resolve_spec(name)
+    threads = threads or _cpu_count()
+    weights = Path(spec.dir) / "model.onnx" if spec.dir is not None else None
+    key = (spec, threads, weights.stat().st_mtime_ns if weights is not None else None)
+    with _loading:
+        embedder = _loaded.pop(key, None) or Embedder(spec, threads=threads)
+        _loaded[key] = embedder  # the most recently used last
+        while len(_loaded) > LOADED_MODELS:
+            del _loaded[next(iter(_loaded))]
+    return embedder
 
 
 class BackgroundEmbedder:

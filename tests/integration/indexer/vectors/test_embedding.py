@@ -7,6 +7,7 @@ No Neo4j needed. Every test runs with HF_HUB_OFFLINE=1 and a socket guard that f
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
 import time
 from pathlib import Path
@@ -81,8 +82,18 @@ def test_embeddings_have_the_model_dims_and_unit_length(tiny: embedding.Embedder
 def test_embeddings_are_deterministic_across_loads(tiny: embedding.Embedder, tiny_dir: Path) -> None:
     first = tiny.embed_documents(list(CODE.values()))
     register_model("test/tiny", tiny_dir, dim=32, pooling="mean")  # a second registration in one process: no clash
-    again = open_embedder("test/tiny").embed_documents(list(CODE.values()))
+    again = embedding.Embedder(embedding.resolve_spec("test/tiny")).embed_documents(list(CODE.values()))
     assert np.array_equal(first, again)
+
+
+def test_a_process_keeps_a_loaded_model_until_its_files_or_settings_change(tmp_path: Path) -> None:
+    directory = build_tiny_model(tmp_path / "kept", dim=32)
+    first = open_embedder_registered("test/kept", directory)
+    assert open_embedder("test/kept") is first  # the next query does not load the model again
+    assert open_embedder_registered("test/kept", directory, max_tokens=64) is not first
+    (directory / "model.onnx").write_bytes((directory / "model.onnx").read_bytes())  # new weights, same place
+    os.utime(directory / "model.onnx", ns=(1, 1))
+    assert open_embedder_registered("test/kept", directory) is not first
 
 
 def test_texts_sharing_identifiers_are_closer_than_unrelated_ones(tiny: embedding.Embedder) -> None:
