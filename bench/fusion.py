@@ -34,8 +34,8 @@ from spider.query.results import Origin  # noqa: E402
 from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
 from spider.query.retrieve.first_stage import first_stage  # noqa: E402
 from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
-from spider.query.retrieve.mentions import Named, issue_mentions, match_mentions, mention_ranking  # noqa: E402
-from spider.query.retrieve.test_policy import TestPolicy, which_are_tests  # noqa: E402
+from spider.query.retrieve.mentions import FunctionNames, Named, issue_mentions, match_mentions, mention_ranking  # noqa: E402
+from spider.query.retrieve.test_policy import TestPolicy  # noqa: E402
 
 FEATURES = ("dense_rr", "bm25_rr", "mention_rr", "dense_score", "bm25_relative", "in_both",
             *(f"named_{n.name.lower()}" for n in Named))
@@ -47,10 +47,10 @@ def candidates_of(store, instance, n: int) -> dict:
     repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
     dense = first_stage(store, repo, snapshot, issue, Origin.DENSE, n, TestPolicy.EXCLUDE).scored
     lexical = snapshot_index(store, repo, snapshot)
-    tests = which_are_tests(lexical.node_ids)
+    tests = lexical.test_ids
     sparse = lexical.search(issue, n, lambda i: i not in tests)
-    named = match_mentions(issue_mentions(issue), [i for i in lexical.node_ids if i not in tests], store, repo,
-                           snapshot)
+    named = match_mentions(issue_mentions(issue), FunctionNames.of(i for i in lexical.node_ids if i not in tests),
+                           store, repo, snapshot, lexical)
     dense_place = {i: p for p, (i, _) in enumerate(dense, start=1)}
     bm25_place = {i: p for p, (i, _) in enumerate(sparse, start=1)}
     order = {i: p for p, i in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}

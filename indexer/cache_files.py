@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+KEPT_FILES = 16  # what one process keeps read: a few snapshots' indexes
+_kept: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+_keeping = threading.Lock()
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -32,3 +38,26 @@ def load_tagged(path: Path, tag: Any) -> Any | None:
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
         return None
     return value if saved_tag == tag else None
+
+
+def read_while_unchanged(path: Path, load: Callable[[], T | None]) -> T | None:
+    """`load()` (which reads `path` and what was written with it), kept in this process while `path` is the same
+    file (inode, size, time): a long-running process (the MCP server, a worker, a benchmark) reads a snapshot's
+    files once, not on every query. None (nothing there yet) is not kept."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return load()
+    version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    with _keeping:
+        kept = _kept.pop(path, None)
+        if kept is not None and kept[0] == version:
+            _kept[path] = kept
+            return kept[1]
+    value = load()
+    if value is not None:
+        with _keeping:
+            _kept[path] = (version, value)
+            while len(_kept) > KEPT_FILES:
+                del _kept[next(iter(_kept))]
+    return value

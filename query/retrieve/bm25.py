@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+from spider.indexer.cache_files import read_while_unchanged
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embedding import function_text
+from spider.query.retrieve.test_policy import which_are_tests
 from spider.query.retrieve.tokenize import code_tokens
 
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 _IDS = "node_ids.json"
 
 
-@dataclass
+@dataclass(eq=False)  # one loaded index is one snapshot's: compared and hashed by identity
 class Bm25Index:
     node_ids: list[str]
     model: bm25s.BM25
@@ -82,15 +84,33 @@ class Bm25Index:
         position = self.position
         return {i: float(scores[position[i]]) / best if i in position else 0.0 for i in ids}
 
+    def holding(self, text: str) -> list[str]:
+        """The functions whose text has every token of `text` (none: every function): all that may quote it."""
+        tokens = set(code_tokens(text))
+        if not tokens:
+            return list(self.node_ids)
+        if any(token not in self.model.vocab_dict for token in tokens):
+            return []
+        held = np.ones(len(self.node_ids), dtype=bool)
+        for token in tokens:
+            held &= self.model.get_scores_from_ids([self.model.vocab_dict[token]]) > 0
+        return [self.node_ids[i] for i in np.flatnonzero(held)]
+
     @cached_property
     def position(self) -> dict[str, int]:
         return {node_id: index for index, node_id in enumerate(self.node_ids)}
 
+    @cached_property
+    def test_ids(self) -> frozenset[str]:
+        """The snapshot's test functions (each language's definition), found once per loaded index."""
+        return which_are_tests(self.node_ids)
+
 
 def snapshot_index(store: GraphStore, repo: str, snapshot: str) -> Bm25Index:
-    """The snapshot's BM25 index: loaded from disk, or built from the graph's function code and saved."""
+    """The snapshot's BM25 index: kept from an earlier query, loaded from disk, or built from the graph's function
+    code and saved."""
     directory = snapshot_cache_dir(repo, snapshot) / "bm25"
-    index = Bm25Index.load(directory)
+    index = read_while_unchanged(directory / _IDS, lambda: Bm25Index.load(directory))
     if index is None:
         ids, codes = store.function_texts(repo, snapshot)
         index = Bm25Index.build(ids, [function_text(node_id, code) for node_id, code in zip(ids, codes)])

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Callable
 
 from spider import cypher
-from spider.indexer.cache_files import write_atomically
+from spider.indexer.cache_files import read_while_unchanged, write_atomically
 from spider.indexer.errors import ConfigurationError
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import snapshot_cache_dir
@@ -21,14 +22,21 @@ def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
     """The snapshot's functions as members of a vector search (point key -> node id, content hash; a content
     hash covers the id and the code): read from the snapshot's query cache, or from the graph and cached."""
     path = snapshot_cache_dir(repo, snapshot) / _MEMBERS
-    if path.is_file():
-        cached = json.loads(path.read_text())
-        return dict(zip(cached["point_keys"], zip(cached["node_ids"], cached["content_hashes"])))
+    kept = read_while_unchanged(path, lambda: _read_members(path))
+    if kept is not None:
+        return kept
     _, rows = store.read(cypher.load("snapshot_function_members"), {"repo": repo, "snapshot": snapshot})
     members = members_of(repo, rows)  # rows: [id, content_hash]
     write_atomically(path, json.dumps({"point_keys": list(members), "node_ids": [m[0] for m in members.values()],
                                        "content_hashes": [m[1] for m in members.values()]}).encode())
     return members
+
+
+def _read_members(path: Path) -> Members | None:
+    if not path.is_file():
+        return None
+    cached = json.loads(path.read_text())
+    return dict(zip(cached["point_keys"], zip(cached["node_ids"], cached["content_hashes"])))
 
 
 def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, members: Members) -> None:

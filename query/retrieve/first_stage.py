@@ -6,6 +6,7 @@ first stage fuses all three. Test code is handled before anything is ranked (`te
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -16,10 +17,10 @@ from spider.indexer.languages import is_test_code
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.results import Origin, Result
-from spider.query.retrieve.bm25 import snapshot_index
+from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
 from spider.query.retrieve.dense import dense_ranking
 from spider.query.retrieve.fusion import reciprocal_rank_fusion
-from spider.query.retrieve.mentions import Named, issue_mentions, match_mentions, mention_ranking
+from spider.query.retrieve.mentions import FunctionNames, Named, issue_mentions, match_mentions, mention_ranking
 from spider.query.retrieve.test_policy import DEFAULT_TESTS, TestPolicy, demote_tests, which_are_tests
 
 FIRST_STAGES = (Origin.DENSE, Origin.BM25, Origin.HYBRID)  # what --first-stage chooses from
@@ -59,7 +60,7 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
     lexical = snapshot_index(store, repo, snapshot) if origin != Origin.DENSE else None
-    tests_here = which_are_tests(lexical.node_ids) if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
+    tests_here = lexical.test_ids if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
     loading = time.perf_counter() - clock  # the BM25 index (built on a snapshot's first query) and its test code
     keep: Callable[[str], bool] | None = None
     if tests == TestPolicy.EXCLUDE:  # the test code BM25 found once, or (dense alone) each language's definition
@@ -83,8 +84,8 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     clock = time.perf_counter()
     dense_place = {node_id: place for place, (node_id, _) in enumerate(dense, start=1)}
     bm25_place = {node_id: place for place, (node_id, _) in enumerate(sparse, start=1)}
-    candidates = lexical.node_ids if keep is None else [i for i in lexical.node_ids if keep(i)]
-    named = match_mentions(issue_mentions(issue), candidates, store, repo, snapshot) if mentions else {}
+    names = _function_names(lexical, tests == TestPolicy.EXCLUDE)
+    named = match_mentions(issue_mentions(issue), names, store, repo, snapshot, lexical) if mentions else {}
     order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
     fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mention_ranking(named, order)])[:n]
     seconds["fuse"] = round(time.perf_counter() - clock, 4)
@@ -111,6 +112,13 @@ def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, keep
             scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, keep)
     seconds.update({"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)})
     return scored, embedder.name
+
+
+@functools.lru_cache(maxsize=8)
+def _function_names(lexical: Bm25Index, without_tests: bool) -> FunctionNames:
+    """The names an issue's mentions are matched against: a snapshot's functions (its test code left out where
+    `without_tests`), indexed once for all the snapshot's queries in this process."""
+    return FunctionNames.of(i for i in lexical.node_ids if not (without_tests and i in lexical.test_ids))
 
 
 def _demoted(ranking: Ranking, tests: TestPolicy, tests_here: frozenset[str]) -> Ranking:

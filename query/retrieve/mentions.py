@@ -2,8 +2,9 @@
 matched against a snapshot's functions. An issue that pastes `File "xarray/core/merge.py", line 90, in
 merge_core` names its function; a dense model reading the prose may not rank it at all.
 
-Matching reads function ids (`path:Class.method#2`) and, for error messages only, function code (one Cypher
-query). Each match says what named it, so an answer can say why the function is there.
+Matching reads function ids (`path:Class.method#2`) and, for error messages only, the code of the functions
+whose words could hold them (the BM25 index narrows, one Cypher query reads). Each match says what named it, so
+an answer can say why the function is there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Iterable
 
 from spider import cypher
 from spider.indexer.graph.store import GraphStore
+from spider.query.retrieve.bm25 import Bm25Index
+from spider.query.retrieve.tokenize import code_tokens
 
 MIN_NAME = 4  # a shorter name ("get", "run") is named by too many issues to mean anything
 MAX_NAME_MATCHES = 5  # an identifier that names more functions than this names none of them in particular
@@ -111,26 +114,42 @@ def _path_matches(written: str, path: str) -> bool:
     return written == path or written.endswith("/" + path) or path.endswith("/" + written)
 
 
-def match_mentions(mentions: Mentions, node_ids: Iterable[str], store: GraphStore | None = None, repo: str = "",
-                   snapshot: str = "") -> dict[str, Named]:
-    """The functions of a snapshot (`node_ids`) the issue names, each with its strongest reason. Error messages are
-    looked up in the code of the snapshot's functions (`store`, `repo`, `snapshot`) when a store is given."""
-    by_name: dict[str, list[str]] = defaultdict(list)
-    by_path: dict[str, list[str]] = defaultdict(list)
+@dataclass(frozen=True)
+class FunctionNames:
+    """A snapshot's functions by their short names and by their files: what mentions are matched against, built
+    once per snapshot, not per issue."""
+
+    ids: frozenset[str]
+    by_name: dict[str, list[str]]
+    by_path: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, node_ids: Iterable[str]) -> "FunctionNames":
+        ids = frozenset(node_ids)
+        by_name: dict[str, list[str]] = defaultdict(list)
+        by_path: dict[str, list[str]] = defaultdict(list)
+        for node_id in sorted(ids):
+            path, _, qualname = node_id.rpartition(":")
+            by_name[qualname.split("#")[0].rpartition(".")[2]].append(node_id)
+            by_path[path].append(node_id)
+        return cls(ids, dict(by_name), dict(by_path))
+
+
+def match_mentions(mentions: Mentions, names: FunctionNames, store: GraphStore | None = None, repo: str = "",
+                   snapshot: str = "", lexical: Bm25Index | None = None) -> dict[str, Named]:
+    """The functions of a snapshot (`names`) the issue names, each with its strongest reason. Error messages are
+    looked up in the code of those functions (`store`, `repo`, `snapshot`) whose words could hold them (the
+    snapshot's BM25 index, `lexical`) when both are given."""
+    by_name, by_path = names.by_name, names.by_path
     found: dict[str, Named] = {}
 
     def note(node_id: str, why: Named) -> None:
         found[node_id] = min(found.get(node_id, why), why)
 
-    ends = {q.rsplit(".", 1)[-1] for q in mentions.qualified}  # a qualified mention ends in the function's name
-    for node_id in node_ids:
-        path, _, qualname = node_id.rpartition(":")
-        name = qualname.split("#")[0]
-        short = name.rpartition(".")[2]
-        by_name[short].append(node_id)
-        by_path[path].append(node_id)
-        if short in ends:  # `merge.merge_core` names xarray/core/merge.py:merge_core, `Dataset.merge` a method
-            dotted = path.rsplit(".", 1)[0].split("/") + name.split(".")
+    for end in {q.rsplit(".", 1)[-1] for q in mentions.qualified}:  # a qualified mention ends in the function's name
+        for node_id in by_name.get(end, ()):  # `merge.merge_core` names xarray/core/merge.py:merge_core
+            path, _, qualname = node_id.rpartition(":")
+            dotted = path.rsplit(".", 1)[0].split("/") + qualname.split("#")[0].split(".")
             if any(".".join(dotted[i:]) in mentions.qualified for i in range(len(dotted) - 1)):
                 note(node_id, Named.QUALIFIED)
     for written, name in mentions.frames:
@@ -147,18 +166,35 @@ def match_mentions(mentions: Mentions, node_ids: Iterable[str], store: GraphStor
         if len(in_file) <= MAX_FILE_FUNCTIONS:
             for node_id in in_file:
                 note(node_id, Named.FILE)
-    if mentions.messages and store is not None:
-        _, rows = store.read(cypher.load("functions_saying"), {"repo": repo, "snapshot": snapshot,
-                                                               "messages": list(mentions.messages)})
-        holders: dict[str, list[str]] = defaultdict(list)
-        for node_id, said in rows:
-            for message in said:
-                holders[message].append(node_id)
-        for named in holders.values():
+    if mentions.messages and store is not None and lexical is not None:
+        for named in _message_holders(mentions.messages, names, store, repo, snapshot, lexical).values():
             if len(named) <= MAX_NAME_MATCHES:
                 for node_id in named:
                     note(node_id, Named.MESSAGE)
     return found
+
+
+def _message_holders(messages: tuple[str, ...], names: FunctionNames, store: GraphStore, repo: str, snapshot: str,
+                     lexical: Bm25Index) -> dict[str, list[str]]:
+    """Each message's functions among `names` whose code has it. Only functions with every word inside the message
+    (its first and last words may be cut from longer words in the code) are read: a few, not the whole snapshot. A
+    message whose inner words are all glue words ("is not") is looked for by all its words, one of only glue words
+    not at all."""
+    could: set[str] = set()
+    for message in messages:
+        inner = " ".join(message.split()[1:-1])
+        words = inner if code_tokens(inner) else message
+        if code_tokens(words):
+            could.update(i for i in lexical.holding(words) if i in names.ids)
+    if not could:
+        return {}
+    _, rows = store.read(cypher.load("functions_saying"), {"repo": repo, "snapshot": snapshot,
+                                                           "ids": sorted(could), "messages": list(messages)})
+    holders: dict[str, list[str]] = defaultdict(list)
+    for node_id, said in rows:
+        for message in said:
+            holders[message].append(node_id)
+    return holders
 
 
 def mention_ranking(found: dict[str, Named], order: dict[str, int]) -> list[str]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from spider.indexer.errors import SpiderError
 from spider.query.cli.ask import read_issue
 from spider.query.retrieve.bm25 import Bm25Index
-from spider.query.retrieve.mentions import issue_mentions, match_mentions
+from spider.query.retrieve.mentions import FunctionNames, issue_mentions, match_mentions
 from spider.query.retrieve.tokenize import code_tokens
 
 ISSUE_BYTES = st.one_of(
@@ -54,6 +54,6 @@ def test_any_bytes_are_read_as_an_issue_or_refused_in_one_line(raw):
         assert text.encode("utf-8") and (notes == []) == is_utf8(raw)
         small_index().search(text, 2)
         small_index().relative_scores(text, ["a.py:parse_order"])
-        assert set(match_mentions(issue_mentions(text), small_index().node_ids)) <= set(small_index().node_ids)
+        assert set(match_mentions(issue_mentions(text), FunctionNames.of(small_index().node_ids))) <= set(small_index().node_ids)
         assert all(isinstance(token, str) for token in code_tokens(text))
     assert len({text for text, _ in readings}) <= 1  # the argument and a file with the same bytes read alike

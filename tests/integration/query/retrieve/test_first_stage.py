@@ -98,6 +98,38 @@ def test_hybrid_says_why_each_result_is_there_and_what_the_issue_names(billing):
     assert "named in the issue (a stack-trace frame), hybrid #" in table and "tests excluded" in table
 
 
+SHOP = {
+    "shop/orders.py": """def cancel(order):
+    if order.shipped:
+        raise RuntimeError(f"order {order.id}: an order that has shipped cannot be cancelled any more")
+    order.state = "cancelled"
+
+
+def ship(order):
+    order.shipped = True
+""",
+    "tests/test_orders.py": """def test_a_shipped_order_stays_shipped(order):
+    expect_error("an order that has shipped cannot be cancelled any more", cancel, order)
+""",
+}
+
+
+def test_an_error_message_names_the_code_that_says_it_and_not_test_code_that_quotes_it(tmp_path):
+    root, _ = make_repo(tmp_path / "repo", SHOP)
+    name = unique_name()
+    index_json(root, name)
+    issue = "Refunds break:\nRuntimeError: order 7: an order that has shipped cannot be cancelled any more\n"
+
+    def named(*args: str) -> dict[str, str | None]:
+        found = json.loads(succeeded(spider_query(issue, "--repo", name, "--method", "hybrid", "-k", "3", *args,
+                                                  "--json")))
+        return {r["id"]: r["named"] for r in found["results"]}
+
+    assert named() == {"shop/orders.py:cancel": "an error message in its code", "shop/orders.py:ship": None}
+    assert named("--tests", "include")["tests/test_orders.py:test_a_shipped_order_stays_shipped"] == \
+        "an error message in its code"
+
+
 def test_first_stage_is_spiders_alone(billing):
     result = spider_query(ISSUE, "--repo", billing, "--method", "der", "--first-stage", "bm25")
     assert result.returncode == 2 and result.stdout == ""

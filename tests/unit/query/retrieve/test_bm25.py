@@ -80,3 +80,11 @@ def test_relative_scores_are_over_the_best_match_in_the_whole_index():
     assert relative == {"a": pytest.approx(dict(index.search("header", 3))["a"] / best), "c": 0.0, "missing": 0.0}
     assert 0 < relative["a"] < 1 and index.relative_scores("header", ["b"]) == {"b": 1.0}
     assert index.relative_scores("the of", ["a"]) == {"a": 0.0}
+
+
+def test_holding_finds_the_functions_with_every_word_and_no_others():
+    index = Bm25Index.build(["a.py:f", "a.py:g", "b.py:h"], ["must not be negative total", "negative total", "must be"])
+    assert index.holding("total must not be negative") == ["a.py:f"]
+    assert index.holding("negative total") == ["a.py:f", "a.py:g"]
+    assert index.holding("negative balance") == []  # a word no function has
+    assert index.holding("is not") == ["a.py:f", "a.py:g", "b.py:h"]  # glue words alone rule nothing out

@@ -7,6 +7,7 @@ import time
 import pytest
 from spider.query.retrieve.mentions import (
     MAX_NAME_MATCHES,
+    FunctionNames,
     Named,
     error_messages,
     issue_mentions,
@@ -24,7 +25,7 @@ SNAPSHOT = [
 
 
 def named_by(issue: str) -> dict[str, Named]:
-    return match_mentions(issue_mentions(issue), SNAPSHOT)
+    return match_mentions(issue_mentions(issue), FunctionNames.of(SNAPSHOT))
 
 
 def test_python_traceback_frames_name_their_functions_whatever_the_path_prefix():
