@@ -37,6 +37,7 @@ from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.expand import edges_label, parse_edges  # noqa: E402
 from spider.query.pipeline import graph_answer  # noqa: E402
 from spider.query.results import Method, Origin  # noqa: E402
+from spider.query.retrieve.dense import snapshot_members  # noqa: E402
 from spider.query.retrieve.first_stage import FIRST_STAGES, first_stage  # noqa: E402
 from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
 
@@ -76,8 +77,7 @@ def main() -> None:
         os.environ.update({"ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url})
         selector = LLMSelector(AnthropicBackend("fake-fixed-latency"), AnswerCache(Path(cache_dir)))
         snapshot = store.resolve_snapshot(args.repo, args.rev)
-        functions = store.read("MATCH (f:Function {repo: $repo, snapshot: $snapshot}) RETURN count(f)",
-                               {"repo": args.repo, "snapshot": snapshot})[1][0][0]
+        functions = len(snapshot_members(store, args.repo, snapshot))
         clock = time.perf_counter()
         warm = first_stage(store, args.repo, snapshot, texts[0], Origin.DENSE, args.n)  # model load, apart
         model_load = time.perf_counter() - clock
