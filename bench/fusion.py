@@ -48,7 +48,7 @@ def candidates_of(store, instance, n: int) -> dict:
     dense = first_stage(store, repo, snapshot, issue, Origin.DENSE, n, TestPolicy.EXCLUDE).scored
     lexical = snapshot_index(store, repo, snapshot)
     tests = lexical.test_ids
-    sparse = lexical.search(issue, n, lambda i: i not in tests)
+    sparse = lexical.search(issue, n, tests)
     named = match_mentions(issue_mentions(issue), FunctionNames.of(i for i in lexical.node_ids if i not in tests),
                            store, repo, snapshot, lexical)
     dense_place = {i: p for p, (i, _) in enumerate(dense, start=1)}

@@ -11,7 +11,7 @@ from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 KEPT_FILES = 16  # what one process keeps read: a few snapshots' indexes
-_kept: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+_kept: dict[tuple[Path, str], tuple[tuple[int, int, int], Any]] = {}
 _keeping = threading.Lock()
 
 
@@ -40,24 +40,25 @@ def load_tagged(path: Path, tag: Any) -> Any | None:
     return value if saved_tag == tag else None
 
 
-def read_while_unchanged(path: Path, load: Callable[[], T | None]) -> T | None:
+def read_while_unchanged(path: Path, load: Callable[[], T | None], variant: str = "") -> T | None:
     """`load()` (which reads `path` and what was written with it), kept in this process while `path` is the same
     file (inode, size, time): a long-running process (the MCP server, a worker, a benchmark) reads a snapshot's
-    files once, not on every query. None (nothing there yet) is not kept."""
+    files once, not on every query. `variant` names one of several things made from the same file. None (nothing
+    there yet) is not kept."""
     try:
         stat = path.stat()
     except OSError:
         return load()
     version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _keeping:
-        kept = _kept.pop(path, None)
+        kept = _kept.pop((path, variant), None)
         if kept is not None and kept[0] == version:
-            _kept[path] = kept
+            _kept[path, variant] = kept
             return kept[1]
     value = load()
     if value is not None:
         with _keeping:
-            _kept[path] = (version, value)
+            _kept[path, variant] = (version, value)
             while len(_kept) > KEPT_FILES:
                 del _kept[next(iter(_kept))]
     return value

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from spider.indexer.cache_files import read_while_unchanged
@@ -59,20 +59,27 @@ class Bm25Index:
         model = bm25s.BM25.load(str(directory), show_progress=False)
         return cls(json.loads((directory / _IDS).read_text()), model)
 
-    def search(self, text: str, k: int, keep: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
-        """Top-k (node id, score) of the functions `keep` accepts (None: all), best first; ties broken by node id;
+    def search(self, text: str, k: int, leave_out: frozenset[str] = frozenset()) -> list[tuple[str, float]]:
+        """Top-k (node id, score) of the functions not in `leave_out`, best first; ties broken by node id;
         zero-score functions are left out."""
         tokens = code_tokens(text)
         if not tokens or not self.node_ids:
             return []
         scores = self.model.get_scores(tokens)
         found: list[tuple[str, float]] = []
-        for i in np.lexsort((np.array(self.node_ids), -scores)):
+        for i in np.lexsort((self.id_order, -scores)):
             if len(found) == k or scores[i] <= 0:
                 break
-            if keep is None or keep(self.node_ids[i]):
+            if self.node_ids[i] not in leave_out:
                 found.append((self.node_ids[i], float(scores[i])))
         return found
+
+    @cached_property
+    def id_order(self) -> np.ndarray:
+        """Each function's place in node id order: ties are broken by it, without sorting strings per query."""
+        order = np.empty(len(self.node_ids), dtype=np.int64)
+        order[np.argsort(np.array(self.node_ids))] = np.arange(len(self.node_ids))
+        return order
 
     def relative_scores(self, text: str, ids: list[str]) -> dict[str, float]:
         """Each id's score over the best score in the whole index (1.0: the best lexical match in the snapshot)."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable
 
 from spider import cypher
 from spider.indexer.cache_files import read_while_unchanged, write_atomically
 from spider.indexer.errors import ConfigurationError
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.languages import is_test_code
 from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embed_stage import recorded_here
 from spider.indexer.vectors.embedding import Embedder
@@ -18,10 +18,15 @@ from spider.indexer.vectors.store import Members, VectorStore, members_of
 _MEMBERS = "function_members.json"
 
 
-def snapshot_members(store: GraphStore, repo: str, snapshot: str) -> Members:
-    """The snapshot's functions as members of a vector search (point key -> node id, content hash; a content
-    hash covers the id and the code): read from the snapshot's query cache, or from the graph and cached."""
+def snapshot_members(store: GraphStore, repo: str, snapshot: str, without_tests: bool = False) -> Members:
+    """The snapshot's functions (its test code left out where `without_tests`) as members of a vector search
+    (point key -> node id, content hash; a content hash covers the id and the code): read from the snapshot's
+    query cache, or from the graph and cached."""
     path = snapshot_cache_dir(repo, snapshot) / _MEMBERS
+    if without_tests:
+        members = snapshot_members(store, repo, snapshot)
+        return read_while_unchanged(path, lambda: {key: member for key, member in members.items()
+                                                   if not is_test_code(member[0])}, variant="without tests") or {}
     kept = read_while_unchanged(path, lambda: _read_members(path))
     if kept is not None:
         return kept
@@ -52,14 +57,13 @@ def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot
 
 def dense_ranking(
     embedder: Embedder, vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, issue: str, n: int,
-    keep: Callable[[str], bool] | None = None,
+    without_tests: bool = False,
 ) -> list[tuple[str, float]]:
-    """Top-n (node id, cosine score) of the functions `keep` accepts (None: all), best first, ties by node id.
-    The search itself leaves the others out, so n are found whatever share of the snapshot they are."""
-    members = snapshot_members(store, repo, snapshot)
-    require_vectors(vectors, store, repo, snapshot, members)
-    if keep is not None:
-        members = {key: member for key, member in members.items() if keep(member[0])}
+    """Top-n (node id, cosine score) of the snapshot's functions (its test code left out where `without_tests`),
+    best first, ties by node id. The search itself leaves the others out, so n are found whatever share of the
+    snapshot they are."""
+    require_vectors(vectors, store, repo, snapshot, snapshot_members(store, repo, snapshot))
+    members = snapshot_members(store, repo, snapshot, without_tests)
     query = embedder.embed_query(issue)
     hits = vectors.search(query, repo, limit=n, members=members)
     return [(hit.node_id, hit.score) for hit in hits]

@@ -9,11 +9,9 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.languages import is_test_code
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.results import Origin, Result
@@ -62,18 +60,17 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     lexical = snapshot_index(store, repo, snapshot) if origin != Origin.DENSE else None
     tests_here = lexical.test_ids if lexical is not None and tests != TestPolicy.INCLUDE else frozenset()
     loading = time.perf_counter() - clock  # the BM25 index (built on a snapshot's first query) and its test code
-    keep: Callable[[str], bool] | None = None
-    if tests == TestPolicy.EXCLUDE:  # the test code BM25 found once, or (dense alone) each language's definition
-        keep = (lambda node_id: node_id not in tests_here) if lexical is not None else (lambda i: not is_test_code(i))
     dense: list[tuple[str, float]] = []
     model, notes = None, []
     if origin == Origin.HYBRID and embed_model is None and store.snapshot_embedding(repo, snapshot) is None:
         notes.append(f"{repo} @ {snapshot[:12]} was indexed without embeddings: the hybrid first stage fused BM25 "
                      "and the functions the issue names only (re-index without --no-embed for dense retrieval)")
     elif origin != Origin.BM25:
-        dense, model = _dense(store, repo, snapshot, issue, n, keep, embed_model, vectors, seconds)
+        dense, model = _dense(store, repo, snapshot, issue, n, tests == TestPolicy.EXCLUDE, embed_model, vectors,
+                              seconds)
     clock = time.perf_counter() - loading
-    sparse = lexical.search(issue, n, keep) if lexical is not None else []
+    left_out = tests_here if tests == TestPolicy.EXCLUDE else frozenset()
+    sparse = lexical.search(issue, n, left_out) if lexical is not None else []
     if origin == Origin.BM25:
         seconds["bm25"] = round(time.perf_counter() - clock, 4)
         return _demoted(Ranking(sparse, origin, seconds=seconds), tests, tests_here)
@@ -94,9 +91,9 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     return _demoted(Ranking(fused, origin, model, seconds, evidence, notes), tests, tests_here)
 
 
-def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, keep: Callable[[str], bool] | None,
+def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, without_tests: bool,
            embed_model: str | None, vectors: VectorStore | None, seconds: dict[str, float]) -> tuple[list, str]:
-    """The dense top-n of the functions `keep` accepts (None: all), and the model that embedded the issue."""
+    """The dense top-n (test code left out where `without_tests`), and the model that embedded the issue."""
     start = time.perf_counter()
     embedding = store.snapshot_embedding(repo, snapshot)
     model = embed_model or (embedding.model if embedding else None)
@@ -106,10 +103,10 @@ def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, keep
     embedder = open_embedder(model)
     loaded = time.perf_counter()
     if vectors is not None:
-        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, keep)
+        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, without_tests)
     else:
         with open_vector_store(embedder.name, embedder.dim) as opened:
-            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, keep)
+            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, without_tests)
     seconds.update({"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)})
     return scored, embedder.name
 
