@@ -37,8 +37,9 @@ def secrets() -> set[str]:
     """The secret values in use now, each as written and as it appears quoted, escaped or percent-encoded."""
     settings = Settings.from_env()
     values = [*settings.secrets, *(_uri_password(url) for url in settings.secret_urls)]
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        values.append((spider_home_path() / "neo4j" / "password").read_text().strip())
+    for name in ("password", "reader-password"):  # the local server's users: neo4j and the read-only reader
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            values.append((spider_home_path() / "neo4j" / name).read_text().strip())
     values += [unquote(value) for value in values]
     forms = {form for value in values for form in (value, json.dumps(value)[1:-1], repr(value)[1:-1], quote(value))}
     return {form for form in forms if len(form) >= SHORTEST_SECRET}

@@ -1,9 +1,10 @@
 """The Neo4j server spider starts itself on 127.0.0.1 when NEO4J_URI is not set.
 
 It is Neo4j Community run embedded by the small Java launcher in deploy/neo4j, built with Maven on
-first use. State lives in spider_home()/neo4j: data/ (the database), password (0600, made once),
-server.json (pid, port, java, Neo4j version), neo4j.log (launcher output) and a lock file that keeps
-two spider processes from starting two servers.
+first use. Bolt and Neo4j Browser (HTTP) listen on 127.0.0.1 only. State lives in spider_home()/neo4j: data/
+(the database), password (the `neo4j` user's, 0600, made once), reader-password (the read-only `reader` user's,
+for analysts in Neo4j Browser, 0600, made once), server.json (pid, Bolt and HTTP ports, java, versions),
+neo4j.log (launcher output) and a lock file that keeps two spider processes from starting two servers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeGuard
+from typing import NamedTuple, TypeGuard
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
@@ -33,9 +34,14 @@ from spider.indexer.settings import LocalNeo4jSettings, Neo4jSettings, Settings,
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
+DEFAULT_HTTP_PORT = 7474
 USER = "neo4j"
+# The read-only user analysts log in to Neo4j Browser as: the launcher refuses its every write, schema change and
+# administration command (deploy/neo4j/README.md).
+READER = "reader"
 MAIN_CLASS = "dev.spider.neo4j.Launcher"
 READY = "SPIDER-NEO4J READY"
+BROWSER = "SPIDER-NEO4J BROWSER"
 FAILED = "SPIDER-NEO4J FAILED"
 # Sized for a shared 2-core/24 GB machine; Neo4j wants -Xms fixed to -Xmx.
 HEAP = "2g"
@@ -104,35 +110,57 @@ def status() -> dict:
     record = _read_record(state)
     running = _is_launcher(record.get("pid"))
     port = record.get("port")
+    http_port = record.get("http_port")
     return {
         "running": running,
         "pid": record.get("pid") if running else None,
         "uri": f"bolt://{HOST}:{port}" if running else None,
         "port": port,
+        "browser": browser_url(http_port) if running and http_port else None,
+        "http_port": http_port,
+        "reader": READER,
+        "reader_password_file": str(state / "reader-password"),
         "data_dir": str(state / "data"),
         "neo4j_version": record.get("neo4j_version"),
+        "browser_version": record.get("browser_version"),
         "java": record.get("java"),
     }
+
+
+def browser_url(http_port: int) -> str:
+    return f"http://{HOST}:{http_port}/browser/"
+
+
+def reader_settings() -> Neo4jSettings:
+    """The read-only user's settings for the running local server (what an analyst logs in with)."""
+    state = _state_dir()
+    record = _read_record(state)
+    if not _is_launcher(record.get("pid")):
+        raise ServiceUnavailable("the local Neo4j is not running; start it with `spider neo4j start`")
+    return Neo4jSettings(uri=f"bolt://{HOST}:{record['port']}", user=READER, password=_password(state, "reader-password"))
 
 
 def _start(state: Path, record: dict, password: str, timeout: float, local: LocalNeo4jSettings) -> Neo4jSettings:
     """Launch the server; if another program takes the chosen port between choosing and binding, use another."""
     launcher_dir = _launcher_dir(local)
-    neo4j_version, java_release = _pom_versions(launcher_dir)
-    java, java_major = _find_java(java_release, local.java_home)
+    versions = _pom_versions(launcher_dir)
+    java, java_major = _find_java(versions.java_release, local.java_home)
     _build(launcher_dir, java)
-    port = _choose_port(record.get("port"))
+    _password(state, "reader-password")
+    port = _choose_port(record.get("port"), DEFAULT_PORT)
+    http_port = _choose_port(record.get("http_port"), DEFAULT_HTTP_PORT, avoid=port)
     for _ in range(BIND_ATTEMPTS - 1):
         try:
-            return _launch(state, java, java_major, neo4j_version, launcher_dir, port, password, timeout)
+            return _launch(state, java, java_major, versions, launcher_dir, port, http_port, password, timeout)
         except _PortTaken:
-            port = _choose_port(None, avoid=port)
-    return _launch(state, java, java_major, neo4j_version, launcher_dir, port, password, timeout)
+            port = _choose_port(None, DEFAULT_PORT, avoid=port)
+            http_port = _choose_port(None, DEFAULT_HTTP_PORT, avoid=http_port, also_avoid=port)
+    return _launch(state, java, java_major, versions, launcher_dir, port, http_port, password, timeout)
 
 
 def _launch(
-    state: Path, java: Path, java_major: int, neo4j_version: str, launcher_dir: Path, port: int, password: str,
-    timeout: float,
+    state: Path, java: Path, java_major: int, versions: _Versions, launcher_dir: Path, port: int, http_port: int,
+    password: str, timeout: float,
 ) -> Neo4jSettings:
     target = launcher_dir / "target"
     command = [
@@ -149,6 +177,8 @@ def _launch(
         "--home", str(state / "data"),
         "--port", str(port),
         "--password-file", str(state / "password"),
+        "--http-port", str(http_port),
+        "--reader-password-file", str(state / "reader-password"),
         "--pagecache", PAGECACHE,
     ]  # fmt: skip
     log_path = state / "neo4j.log"
@@ -163,7 +193,8 @@ def _launch(
         )
     _write_record(
         state,
-        {"pid": process.pid, "port": port, "java": str(java), "neo4j_version": neo4j_version},
+        {"pid": process.pid, "port": port, "http_port": http_port, "java": str(java),
+         "neo4j_version": versions.neo4j, "browser_version": versions.browser},
     )
     deadline = time.monotonic() + timeout
     # The launcher prints READY only after setting the password; trying it earlier would fail and
@@ -290,8 +321,14 @@ def _java_major(java: Path) -> int | None:
     return int(match.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
 
 
-def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
-    """The Neo4j version and minimum Java release, kept in the launcher's pom.xml only."""
+class _Versions(NamedTuple):
+    neo4j: str
+    java_release: int
+    browser: str | None
+
+
+def _pom_versions(launcher_dir: Path) -> _Versions:
+    """The Neo4j and Neo4j Browser versions and minimum Java release, kept in the launcher's pom.xml only."""
     pom = launcher_dir / "pom.xml"
     try:
         maven = "{http://maven.apache.org/POM/4.0.0}"
@@ -299,11 +336,12 @@ def _pom_versions(launcher_dir: Path) -> tuple[str, int]:
         properties = ET.parse(pom).getroot().find(f"{maven}properties")
         neo4j_version = properties.findtext(f"{maven}neo4j.version")  # type: ignore[union-attr]
         java_release = int(properties.findtext(f"{maven}maven.compiler.release"))  # type: ignore[union-attr,arg-type]
+        browser_version = properties.findtext(f"{maven}neo4j-browser.version")  # type: ignore[union-attr]
     except (OSError, ET.ParseError, AttributeError, TypeError, ValueError) as error:
         raise ConfigurationError(
             f"cannot read the Neo4j launcher project at {pom} ({error}); set SPIDER_NEO4J_LAUNCHER_DIR to deploy/neo4j of a spider checkout"
         ) from None
-    return neo4j_version, java_release  # type: ignore[return-value]  # None if the pom names no version
+    return _Versions(neo4j_version, java_release, browser_version)  # type: ignore[arg-type]  # None: no version
 
 
 def _launcher_dir(local: LocalNeo4jSettings) -> Path:
@@ -315,14 +353,18 @@ class _PortTaken(Exception):
     """The launcher could not bind its port: someone took it after _choose_port saw it free."""
 
 
-def _choose_port(previous: int | None, avoid: int | None = None) -> int:
-    """The port used last time, else 7687, else any free one; Neo4j then binds it moments later."""
-    for port in (previous, DEFAULT_PORT):
-        if port and port != avoid and _port_free(port):
+def _choose_port(previous: int | None, default: int, avoid: int | None = None, also_avoid: int | None = None) -> int:
+    """The port used last time, else the default (7687 Bolt, 7474 HTTP), else any free one; Neo4j binds it moments
+    later."""
+    for port in (previous, default):
+        if port and port not in (avoid, also_avoid) and _port_free(port):
             return port
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+    while True:
+        with socket.socket() as probe:
+            probe.bind((HOST, 0))
+            port = probe.getsockname()[1]
+        if port not in (avoid, also_avoid):
+            return port
 
 
 def _port_free(port: int) -> bool:
@@ -364,9 +406,10 @@ def _state_dir() -> Path:
     return state
 
 
-def _password(state: Path) -> str:
-    """The server's password, generated on first use and readable by this user only."""
-    path = state / "password"
+def _password(state: Path, name: str = "password") -> str:
+    """A user's password (`password`: neo4j's, `reader-password`: the reader's), generated on first use and
+    readable by this user only."""
+    path = state / name
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

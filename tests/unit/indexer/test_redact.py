@@ -49,9 +49,11 @@ def test_redact_masks_the_secret_settings_wherever_they_appear(no_secrets, monke
     monkeypatch.setenv("SPIDER_BROKER_URL", "redis://:broker/secret@localhost:6379/0")  # '/' in the password
     (tmp_path / "home" / "neo4j").mkdir(parents=True)
     (tmp_path / "home" / "neo4j" / "password").write_text("local-server-pw\n")
+    (tmp_path / "home" / "neo4j" / "reader-password").write_text("local-reader-pw\n")
     text = ('auth failed for hunter2-neo4j, key "sk-ant-XYZ123", broker broker/secret, '
-            'server local-server-pw, json "hunter2-neo4j"')
-    assert redact(text) == f'auth failed for {MASK}, key "{MASK}", broker {MASK}, server {MASK}, json "{MASK}"'
+            'server local-server-pw, reader local-reader-pw, json "hunter2-neo4j"')
+    assert redact(text) == (f'auth failed for {MASK}, key "{MASK}", broker {MASK}, server {MASK}, reader {MASK}, '
+                            f'json "{MASK}"')
 
 
 def test_redact_leaves_values_too_short_to_be_secrets(no_secrets, monkeypatch):
