@@ -12,6 +12,7 @@ from spider.indexer.graph.store import GraphStore
 from spider.indexer.languages import is_test_code
 from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embed_stage import recorded_here
+from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder
 from spider.indexer.vectors.store import Members, VectorStore, members_of
 
@@ -44,11 +45,12 @@ def _read_members(path: Path) -> Members | None:
     return dict(zip(cached["point_keys"], zip(cached["node_ids"], cached["content_hashes"])))
 
 
-def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, members: Members) -> None:
+def require_vectors(vectors: VectorStore, repo: str, snapshot: str, members: Members,
+                    embedding: EmbedStats | None) -> None:
     """Fail in one line where `vectors` lacks the snapshot's vectors (they were embedded into another store:
-    another machine's, a deleted one), which would otherwise answer with nothing. Cheap where the snapshot records
-    this store (a few members looked up); every member where it does not."""
-    thorough = not recorded_here(store.snapshot_embedding(repo, snapshot), vectors)
+    another machine's, a deleted one), which would otherwise answer with nothing. Cheap where the snapshot's
+    `embedding` record names this store (a few members looked up); every member where it does not."""
+    thorough = not recorded_here(embedding, vectors)
     if not vectors.holds_all(repo, (content_hash for _, content_hash in members.values()), thorough):
         raise ConfigurationError(f"{vectors.where} lacks the vectors of {repo} @ {snapshot[:12]} (they were embedded "
                                  f"into another vector store): run `spider index PATH --repo {repo} --rev {snapshot[:12]}` "
@@ -57,12 +59,12 @@ def require_vectors(vectors: VectorStore, store: GraphStore, repo: str, snapshot
 
 def dense_ranking(
     embedder: Embedder, vectors: VectorStore, store: GraphStore, repo: str, snapshot: str, issue: str, n: int,
-    without_tests: bool = False,
+    embedding: EmbedStats | None, without_tests: bool = False,
 ) -> list[tuple[str, float]]:
     """Top-n (node id, cosine score) of the snapshot's functions (its test code left out where `without_tests`),
-    best first, ties by node id. The search itself leaves the others out, so n are found whatever share of the
-    snapshot they are."""
-    require_vectors(vectors, store, repo, snapshot, snapshot_members(store, repo, snapshot))
+    best first, ties by node id; `embedding` is the snapshot's record of it (`store.snapshot_embedding`). The
+    search itself leaves the others out, so n are found whatever share of the snapshot they are."""
+    require_vectors(vectors, repo, snapshot, snapshot_members(store, repo, snapshot), embedding)
     members = snapshot_members(store, repo, snapshot, without_tests)
     query = embedder.embed_query(issue)
     hits = vectors.search(query, repo, limit=n, members=members)

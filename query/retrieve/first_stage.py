@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import VectorStore, open_vector_store
 from spider.query.results import Origin, Result
@@ -62,12 +63,13 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     loading = time.perf_counter() - clock  # the BM25 index (built on a snapshot's first query) and its test code
     dense: list[tuple[str, float]] = []
     model, notes = None, []
-    if origin == Origin.HYBRID and embed_model is None and store.snapshot_embedding(repo, snapshot) is None:
+    embedding = store.snapshot_embedding(repo, snapshot) if origin != Origin.BM25 else None  # read once per query
+    if origin == Origin.HYBRID and embed_model is None and embedding is None:
         notes.append(f"{repo} @ {snapshot[:12]} was indexed without embeddings: the hybrid first stage fused BM25 "
                      "and the functions the issue names only (re-index without --no-embed for dense retrieval)")
     elif origin != Origin.BM25:
-        dense, model = _dense(store, repo, snapshot, issue, n, tests == TestPolicy.EXCLUDE, embed_model, vectors,
-                              seconds)
+        dense, model = _dense(store, repo, snapshot, issue, n, tests == TestPolicy.EXCLUDE, embed_model, embedding,
+                              vectors, seconds)
     clock = time.perf_counter() - loading
     left_out = tests_here if tests == TestPolicy.EXCLUDE else frozenset()
     sparse = lexical.search(issue, n, left_out) if lexical is not None else []
@@ -92,10 +94,10 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
 
 
 def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, without_tests: bool,
-           embed_model: str | None, vectors: VectorStore | None, seconds: dict[str, float]) -> tuple[list, str]:
+           embed_model: str | None, embedding: EmbedStats | None, vectors: VectorStore | None,
+           seconds: dict[str, float]) -> tuple[list, str]:
     """The dense top-n (test code left out where `without_tests`), and the model that embedded the issue."""
     start = time.perf_counter()
-    embedding = store.snapshot_embedding(repo, snapshot)
     model = embed_model or (embedding.model if embedding else None)
     if model is None:
         raise InvalidInput(f"{repo} @ {snapshot[:12]} was indexed without embeddings: "
@@ -103,10 +105,10 @@ def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, with
     embedder = open_embedder(model)
     loaded = time.perf_counter()
     if vectors is not None:
-        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, without_tests)
+        scored = dense_ranking(embedder, vectors, store, repo, snapshot, issue, n, embedding, without_tests)
     else:
         with open_vector_store(embedder.name, embedder.dim) as opened:
-            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, without_tests)
+            scored = dense_ranking(embedder, opened, store, repo, snapshot, issue, n, embedding, without_tests)
     seconds.update({"model load": round(loaded - start, 4), "dense": round(time.perf_counter() - loaded, 4)})
     return scored, embedder.name
 

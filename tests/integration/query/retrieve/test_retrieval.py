@@ -119,9 +119,10 @@ def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(inde
     server = QdrantServerStore(collection_name(embedder.name, embedder.dim), embedder.dim, client=QdrantClient(":memory:"))
     embed_snapshot(repo_name, graph.nodes, embedder, server, no_progress)
 
+    recorded = store.snapshot_embedding(repo_name, sha)
     with vectors_of(embedder) as edge:
-        on_edge = dense_ranking(embedder, edge, store, repo_name, sha, ISSUE, 10)
-    on_server = dense_ranking(embedder, server, store, repo_name, sha, ISSUE, 10)
+        on_edge = dense_ranking(embedder, edge, store, repo_name, sha, ISSUE, 10, recorded)
+    on_server = dense_ranking(embedder, server, store, repo_name, sha, ISSUE, 10, recorded)
 
     assert [i for i, _ in on_edge] == [i for i, _ in on_server] and len(on_edge) == 5
     assert [s for _, s in on_edge] == pytest.approx([s for _, s in on_server], abs=1e-5)
@@ -132,14 +133,15 @@ def test_dense_membership_is_read_from_the_snapshot_cache_once_written(indexed, 
     embedder = open_embedder()
     cache = snapshot_cache_dir(repo_name, sha) / "function_members.json"
     cache.unlink(missing_ok=True)
+    recorded = store.snapshot_embedding(repo_name, sha)
     with vectors_of(embedder) as vectors:
-        ranked = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10)
+        ranked = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10, recorded)
         assert ranked[0][0] == "billing/invoice.py:compute_invoice_total"
         cached = json.loads(cache.read_text())
         assert len(cached["node_ids"]) == 5  # the snapshot's five functions
         top = cached["node_ids"].index(ranked[0][0])
         cache.write_text(json.dumps({key: values[:top] + values[top + 1:] for key, values in cached.items()}))
-        again = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10)
+        again = dense_ranking(embedder, vectors, store, repo_name, sha, ISSUE, 10, recorded)
     cache.unlink()  # the next query rebuilds it from the graph
     assert [i for i, _ in again] == [i for i, _ in ranked[1:]]
 
