@@ -127,8 +127,9 @@ def render(result: dict[str, Any]) -> str:
 - **cli**: `spider-query … --json`, a fresh process per issue: interpreter start, imports, Neo4j connection,
   embedding model load and vector store open, every time.
 - **mcp stdio**, **mcp http**: one `spider mcp` server each, one SDK client session kept open; the server keeps
-  its process, imports and Neo4j connection, and the model's files stay cached (the query pipeline still creates
-  the ONNX session and opens the vector store on every call). Their first calls (not in the table): {firsts}.
+  its process, imports, Neo4j connection, embedding model and the snapshot's BM25 index; it opens the vector store
+  on every call (a Qdrant Edge store is locked by whoever holds it open, and `spider index` must be able to
+  write). Their first calls (not in the table): {firsts}.
 - **api**: `spider.query.localize` in this process, warm: the floor, with no transport at all.
 
 Load average at start and end: {result['loadavg_start_end']}. Machine: {result['machine']['nproc']} cores,
