@@ -419,6 +419,11 @@ class Resolver:
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
                 return [entity_id(path, member)]
+        if rules_for(self.files[path].language).methods_in_package:  # Go: `func (t T) m()` in another file
+            for file in self.modules.of(self.files[path].language).implicit_files(path):
+                self._read(file)
+                if entity_id(file, f"{entity.qualname}.{name}") in self.entities:
+                    return [entity_id(file, f"{entity.qualname}.{name}")]
         for base in self._bases_of(eid):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:
