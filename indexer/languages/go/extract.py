@@ -32,6 +32,7 @@ Frame = tuple[dict[str, "Binding"], "Frame | None"]  # names declared in a block
 class Binding:
     type: Type | None  # None: declared, type unknown; (): a predeclared type (`error`, `string`): no repository's
     inferred: bool = False  # typed by the `NewT()` naming convention
+    element: Type | None = None  # a slice's, array's or map's values: what `range` hands out
 
 
 _UNKNOWN = Binding(None)
@@ -48,6 +49,7 @@ _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string "
     "uint uint8 uint16 uint32 uint64 uintptr".split()
 )
+_MAX_EMBEDDED = 16  # struct types looked through for a promoted field
 _CONSTRUCTOR = re.compile(r"[Nn]ew([A-Z]\w*)\Z")  # NewOrder / newOrder -> Order
 _MAJOR_VERSION = re.compile(r"v[0-9]+\Z")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -119,6 +121,8 @@ class _Extractor:
         self.lines = lines
         self.registry = QualnameRegistry()
         self.types: set[str] = set()  # the file's named types
+        # the file's structs -> their fields (an embedded one by its type's name) and which of them are embedded
+        self.fields: dict[str, tuple[dict[str, Binding], list[str]]] = {}
         self.results: dict[str, Type | None] = {}  # the file's functions -> the type of their first result
         self.globals: dict[str, Binding] = {}  # the file's package-level variables
 
@@ -126,8 +130,10 @@ class _Extractor:
         declarations = root.named_children
         for node in declarations:  # what later declarations refer to: types, results, package-level variables
             if node.type == "type_declaration":
-                self.types.update(text(spec.child_by_field_name("name")) for spec in node.named_children
-                                  if spec.type == "type_spec")
+                for spec in node.named_children:
+                    if spec.type == "type_spec":
+                        self.types.add(text(spec.child_by_field_name("name")))
+                        self.fields[text(spec.child_by_field_name("name"))] = _fields(spec.child_by_field_name("type"))
             elif node.type == "function_declaration":
                 self.results[text(node.child_by_field_name("name"))] = self.result_type(node)
         file_frame: Frame = (self.globals, None)
@@ -257,18 +263,21 @@ class _Extractor:
                 known = {name: names[name] for name in left if name in names}  # reused, not declared again
                 self.assign(names, left, _expressions(node.child_by_field_name("right")), frame)
                 names.update(known)
-            else:  # `for k, v := range xs`
-                names.update((text(c), _UNKNOWN) for c in _expressions(node.child_by_field_name("left"))
-                             if c.type == "identifier")
+            else:  # `for k, v := range xs`: v is an element of xs
+                left = [text(c) for c in _expressions(node.child_by_field_name("left")) if c.type == "identifier"]
+                ranged = node.child_by_field_name("right")
+                element = self.expression(ranged, frame).element if ranged is not None else None
+                names.update((name, _UNKNOWN) for name in left)
+                if len(left) == 2 and element:
+                    names[left[1]] = _binding(element)
         return bind
 
     def declare(self, names: dict[str, Binding], spec: Node, frame: Frame) -> None:
         """`var a, b T` / `var a, b = x, y`."""
         declared = spec.child_by_field_name("type")
         if declared is not None:
-            typed = type_of(declared)
             for name in _names(spec, "name"):
-                names[name] = _binding(typed)
+                names[name] = _declared(declared)
         else:
             self.assign(names, _names(spec, "name"), _expressions(spec.child_by_field_name("value")), frame)
 
@@ -283,13 +292,40 @@ class _Extractor:
             else:
                 names[name] = _UNKNOWN
 
+    def expression(self, value: Node, frame: Frame) -> Binding:
+        """The static type of a name or a field of one (`o.items`), where the file says it."""
+        parts = _chain(value)
+        binding = _lookup(frame, parts[0]) if parts else None
+        if parts is None or binding is None:
+            return _UNKNOWN
+        for field in parts[1:]:
+            binding = self.field(binding, field)
+        return binding
+
+    def field(self, owner: Binding, name: str) -> Binding:
+        """Field `name` of a value of a struct type this file declares, or promoted from a struct of this file it
+        embeds (the shallowest, as Go promotes)."""
+        todo, seen = [owner.type], set[str]()
+        while todo and len(seen) < _MAX_EMBEDDED:
+            typed = todo.pop(0)
+            if not typed or len(typed) != 1 or typed[0] in seen:
+                continue
+            seen.add(typed[0])
+            fields, embedded = self.fields.get(typed[0], ({}, []))
+            if name in fields:
+                return fields[name]
+            todo.extend(fields[e].type for e in embedded)
+        return _UNKNOWN
+
     def value_type(self, value: Node, frame: Frame) -> Binding:
         """The static type of an initialiser, where the file says it."""
         if value.type == "unary_expression" and text(value.child_by_field_name("operator")) == "&":
             value = value.child_by_field_name("operand") or value
         if value.type == "composite_literal":
-            typed = type_of(value.child_by_field_name("type"))
-            return Binding(typed) if typed else _UNKNOWN
+            declared = value.child_by_field_name("type")
+            return _declared(declared) if declared is not None else _UNKNOWN
+        if value.type in ("identifier", "selector_expression"):
+            return self.expression(value, frame)
         if value.type != "call_expression":
             return _UNKNOWN
         callee = value.child_by_field_name("function")
@@ -307,9 +343,10 @@ class _Extractor:
 
     def bind_parameters(self, names: dict[str, Binding], parameters: Node | None) -> None:
         for parameter in _parameters(parameters):
-            binding = _binding(type_of(parameter.child_by_field_name("type")))
-            if parameter.type == "variadic_parameter_declaration":
-                binding = _UNKNOWN  # a slice of them
+            declared = parameter.child_by_field_name("type")
+            binding = _declared(declared) if declared is not None else _UNKNOWN
+            if parameter.type == "variadic_parameter_declaration":  # a slice of them
+                binding = Binding(None, element=binding.type) if binding.type else _UNKNOWN
             for name in _names(parameter, "name"):
                 names[name] = binding
 
@@ -322,14 +359,16 @@ class _Extractor:
         binding = _lookup(frame, parts[0])
         inferred = False
         if binding is not None:
+            if len(parts) == 1:
+                return  # a function value called
+            inferred = binding.inferred
+            for name in parts[1:-1]:  # `o.items.Add()`: the fields on the way
+                binding = self.field(binding, name)
+                if binding.type is None:
+                    return  # a field of a value of unknown type
             if binding.type == ():
                 return  # a method of a predeclared type (`err.Error()`)
-            if len(parts) == 1 or binding.type is None:
-                if len(parts) != 2:
-                    return  # a function value called, or a field of an unknown value
-                parts = (EXPR, parts[1])
-            else:
-                parts, inferred = (*binding.type, *parts[1:]), binding.inferred
+            parts = (*binding.type, parts[-1]) if binding.type else (EXPR, parts[-1])
         arguments = node.child_by_field_name("arguments")
         arity = sum(1 for c in arguments.named_children if c.type != "comment") if arguments is not None else None
         self.facts.references.append(Reference(scope, RefKind.CALL, parts, first_line(node), arity, inferred))
@@ -346,6 +385,39 @@ class _Extractor:
         typed = type_of(node.child_by_field_name("type"))
         if typed and _binding(typed).type:
             self.facts.references.append(Reference(scope, RefKind.CALL, typed, first_line(node), None))
+
+
+def _declared(node: Node) -> Binding:
+    """What a declared type says of its values: their type, or the type of a slice's, array's or map's values."""
+    if node.type in ("slice_type", "array_type", "implicit_length_array_type"):
+        element = type_of(node.child_by_field_name("element"))
+        return Binding(None, element=element) if element else _UNKNOWN
+    if node.type == "map_type":
+        value = type_of(node.child_by_field_name("value"))
+        return Binding(None, element=value) if value else _UNKNOWN
+    return _binding(type_of(node))
+
+
+def _fields(type_node: Node | None) -> tuple[dict[str, Binding], list[str]]:
+    """A struct's fields with their declared types, and the names of the embedded ones (their types' names)."""
+    fields: dict[str, Binding] = {}
+    embedded: list[str] = []
+    declarations = next((c for c in type_node.named_children if c.type == "field_declaration_list"), None) \
+        if type_node is not None and type_node.type == "struct_type" else None
+    for field in declarations.named_children if declarations is not None else ():
+        declared = field.child_by_field_name("type")
+        if field.type != "field_declaration" or declared is None:
+            continue
+        names = [text(n) for n in field.children_by_field_name("name")]
+        if not names:
+            typed = type_of(declared)
+            if typed:
+                embedded.append(typed[-1])
+                fields[typed[-1]] = _binding(typed)
+            continue
+        for name in names:
+            fields[name] = _declared(declared)
+    return fields, embedded
 
 
 def _binding(typed: Type | None) -> Binding:
