@@ -57,6 +57,15 @@ def test_java_classes_of_one_package_inheriting_across_files_resolve_from_the_ba
     resolves_like_everything_after_each_edit(data, repo, CLASS_EDITS)
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_go_packages_of_several_files_resolve_from_the_base_like_everything(data):
+    """The Go files of a directory are one package: a function, type or method added or renamed in one file, or a
+    file moved to another package, changes what its package's other files and its importers resolve to."""
+    repo = data.draw(repos(languages=("go",), directories=("pkg", "pkg/sub")))
+    resolves_like_everything_after_each_edit(data, repo)
+
+
 def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
     sources = {
         "pkg/a.py": "def helper():\n    return 1\n\nclass Base:\n    def run(self):\n        return helper()\n",
