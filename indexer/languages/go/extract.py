@@ -10,18 +10,29 @@ Receivers are typed as the Go compiler types them, from what the file says: the 
 `var x T`, `x := T{..}` / `&T{..}`, and `x := f()` where `f` is this file's and declares its result. `x := NewT()`
 or `pkg.NewT()` of a function the file does not hold is typed `T` by the naming convention (an inferred, heuristic
 type). A value of unknown type is called through `<expr>`, so that a local variable never passes for the package it
-shadows. The walk is an explicit stack (no recursion): deeply nested code cannot exhaust Python's stack.
+shadows. Nothing recurses over the tree: deeply nested code cannot exhaust Python's stack.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, Iterator
 
+import tree_sitter
 from spider.indexer.languages.go import gomod
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
-from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
+from spider.indexer.parse.treesitter import (
+    Node,
+    SourceLines,
+    count_syntax_errors,
+    first_line,
+    language,
+    last_line,
+    parse,
+    text,
+)
 from spider.indexer.schema import Label, Language
 
 Type = tuple[str, ...]  # ("Order",), ("pay", "Card")
@@ -39,11 +50,17 @@ _UNKNOWN = Binding(None)
 _PREDECLARED_VALUE = Binding(())
 _KINDS = {"struct_type": "struct", "interface_type": "interface"}
 _TYPE_WRAPPERS = frozenset({"pointer_type", "parenthesized_type"})
-# Nodes that open a block: what is declared inside is not seen after them.
-_BLOCKS = frozenset({
-    "block", "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
-    "select_statement", "expression_case", "type_case", "default_case", "communication_case", "func_literal",
-})  # fmt: skip
+# What function bodies are read for: blocks (what is declared inside is not seen after them), calls, composite
+# literals, declarations, and the local type and const declarations holding nothing to read.
+_QUERY = """
+[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement) (select_statement)
+ (expression_case) (type_case) (default_case) (communication_case) (func_literal)] @block
+(call_expression) @call
+(type_conversion_expression) @conversion
+(composite_literal) @literal
+[(short_var_declaration) (var_spec) (range_clause)] @declare
+[(type_declaration) (const_declaration)] @skip
+"""
 # The predeclared types: a method called on one of these is no repository function.
 _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string "
@@ -125,6 +142,7 @@ class _Extractor:
         self.fields: dict[str, tuple[dict[str, Binding], list[str]]] = {}
         self.results: dict[str, Type | None] = {}  # the file's functions -> the type of their first result
         self.globals: dict[str, Binding] = {}  # the file's package-level variables
+        self.body_frames: list[tuple[int, int, str, Frame]] = []  # each function's body: start, end, scope, frame
 
     def run(self, root: Node) -> None:
         declarations = root.named_children
@@ -153,6 +171,7 @@ class _Extractor:
                 self.type_declaration(node)
             elif kind in ("function_declaration", "method_declaration"):
                 self.function(node, file_frame)
+        self.bodies(root)
 
     # ------------------------------------------------------------------------------------------ declarations
     def imports(self, node: Node) -> None:
@@ -211,7 +230,7 @@ class _Extractor:
             self.lines.entity(Label.FUNCTION, qualname, name, kind, first_line(node), last_line(node), parent)
         )
         self.bind_parameters(frame, node.child_by_field_name("parameters"))
-        self.walk(body, qualname, (frame, file_frame))
+        self.body_frames.append((body.start_byte, body.end_byte, qualname, (frame, file_frame)))
 
     def result_type(self, node: Node) -> Type | None:
         result = node.child_by_field_name("result")
@@ -221,35 +240,55 @@ class _Extractor:
         return type_of(result)
 
     # ----------------------------------------------------------------------------------------------- bodies
-    def walk(self, body: Node, scope: str, frame: Frame) -> None:
-        """The calls in a function body, each with its receiver typed by the declarations in scope."""
-        # The body's block is the parameters' scope: `x, err := f()` there reuses the parameter err.
-        todo: list[tuple[Node, Frame] | Callable[[], None]] = [(c, frame) for c in reversed(body.named_children)]
-        while todo:
-            item = todo.pop()
-            if callable(item):
-                item()  # a declaration, bound once its values have been read
+    def bodies(self, root: Node) -> None:
+        """The calls in the function bodies, each with its receiver typed by the declarations in scope. A query
+        finds what matters (calls, literals, declarations, blocks) in C; it is read in source order, enclosing
+        nodes first, with a stack of open blocks and the declarations waiting for their values to be read."""
+        found = sorted(
+            ((node.start_byte, -node.end_byte, name, node)
+             for name, nodes in tree_sitter.QueryCursor(_query()).captures(root).items() for node in nodes),
+            key=_position,
+        )
+        bodies = iter(sorted(self.body_frames))
+        body = next(bodies, None)
+        frames: list[tuple[int, Frame]] = []  # open blocks: (end byte, frame)
+        binders: list[tuple[int, Callable[[], None]]] = []  # declarations whose values are being read: (end, bind)
+        skip_until = -1  # inside a type or const declaration: nothing to look at
+        for start, _, name, node in found:
+            while body is not None and body[1] <= start:  # past this function: the next one
+                body, frames, binders = next(bodies, None), [], []
+            if body is None:
+                break
+            body_start, body_end, scope, frame = body
+            if start < body_start or start < skip_until:
                 continue
-            node, frame = item
-            kind = node.type
-            if kind in _BLOCKS:
+            if not frames:
+                frames.append((body_end, frame))
+            while binders and binders[-1][0] <= start:
+                binders.pop()[1]()
+            while frames[-1][0] <= start:
+                frames.pop()
+            frame = frames[-1][1]
+            if name == "block":
+                if start == body_start:
+                    continue  # the body's block is the parameters' scope: `x, err := f()` reuses a parameter err
                 frame = ({}, frame)
-                if kind == "func_literal":
+                frames.append((node.end_byte, frame))
+                if node.type == "func_literal":
                     self.bind_parameters(frame[0], node.child_by_field_name("parameters"))
-            if kind == "call_expression":
+                elif node.type == "type_switch_statement":  # `switch v := x.(type)`: v has each case's type
+                    for alias in node.children_by_field_name("alias"):
+                        frame[0].update((text(c), _UNKNOWN) for c in _expressions(alias) if c.type == "identifier")
+            elif name == "call":
                 self.call(node, scope, frame)
-            elif kind == "type_conversion_expression":  # `Map[int](xs)`: a generic function's call
+            elif name == "conversion":  # `Map[int](xs)`: a generic function's call
                 self.conversion(node, scope)
-            elif kind == "composite_literal":
+            elif name == "literal":
                 self.literal(node, scope)
-            elif kind in ("short_var_declaration", "var_spec", "range_clause"):
-                todo.append(self.binder(node, frame))
-            elif kind == "type_switch_statement":  # `switch v := x.(type)`: v has each case's type
-                for alias in node.children_by_field_name("alias"):
-                    frame[0].update((text(c), _UNKNOWN) for c in _expressions(alias) if c.type == "identifier")
-            elif kind in ("type_declaration", "const_declaration"):
-                continue
-            todo.extend((child, frame) for child in reversed(node.named_children))
+            elif name == "declare":
+                binders.append((node.end_byte, self.binder(node, frame)))
+            else:
+                skip_until = node.end_byte
 
     def binder(self, node: Node, frame: Frame) -> Callable[[], None]:
         """What binds the names a declaration introduces, run after its values are walked (`x := x.f()` reads
@@ -424,6 +463,15 @@ def _binding(typed: Type | None) -> Binding:
     if typed is None:
         return _UNKNOWN
     return _PREDECLARED_VALUE if len(typed) == 1 and typed[0] in _PREDECLARED else Binding(typed)
+
+
+@cache
+def _query() -> tree_sitter.Query:
+    return tree_sitter.Query(language("go"), _QUERY)
+
+
+def _position(found: tuple[int, int, str, Node]) -> tuple[int, int]:
+    return found[0], found[1]
 
 
 def _lookup(frame: Frame | None, name: str) -> Binding | None:
