@@ -26,8 +26,10 @@ def graph_of(fixture: ShopFixture) -> CodeGraph:
     for path, text in sorted(fixture.files.items()):
         if language_of(path) is None:
             continue
-        outcome = None if skip_reason_for_path(path) else parse_file(path, text.encode())
-        assert (outcome is None or outcome.facts is None) == (path in fixture.skipped), path
+        reason = skip_reason_for_path(path)
+        outcome = None if reason else parse_file(path, text.encode())
+        reason = reason or (outcome.skipped if outcome else None)
+        assert reason == fixture.skipped.get(path), path
         if outcome is None or outcome.facts is None:
             continue
         assert not outcome.warnings, f"{path}: {outcome.warnings}"
