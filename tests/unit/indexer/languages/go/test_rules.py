@@ -96,3 +96,12 @@ def test_a_method_of_an_embedded_type_is_promoted():
                 "type Conn struct{ *Base }\nfunc use(c *Conn) { c.Close() }\n",
     })
     assert edges == {("a.go:use", "a.go:Base.Close", "exact")}
+
+
+def test_a_builtin_called_beside_a_method_of_its_name_is_not_taken_for_the_method():
+    edges = invokes({
+        "conn.go": "package net\ntype conn struct{ done chan int }\nfunc (c *conn) close() {}\nfunc (c *conn) min() {}\n"
+                   "func (c *conn) run() { close(c.done); min(1, 2) }\n",
+        "util.go": "package net\nfunc min(a, b int) int { return a }\n",
+    })
+    assert edges == {("conn.go:conn.run", "util.go:min", "import")}  # the package's min shadows the builtin
