@@ -7,7 +7,9 @@ resolver finds it through `methods_in_package`). Closures are no entities: their
 Embedded struct fields and embedded interfaces are bases.
 
 Receivers are typed as the Go compiler types them, from what the file says: the method's receiver, parameters,
-`var x T`, `x := T{..}` / `&T{..}`, and `x := f()` where `f` is this file's and declares its result. `x := NewT()`
+`var x T`, `x := T{..}` / `&T{..}`, a conversion `T(y)`, `x := f()` where `f` is this file's and declares its
+result, the fields of this file's structs (promoted ones too) and the elements a `range` over a typed slice or map
+hands out. Block scoping is followed (a name declared in an `if` is not seen after it). `x := NewT()`
 or `pkg.NewT()` of a function the file does not hold is typed `T` by the naming convention (an inferred, heuristic
 type). A value of unknown type is called through `<expr>`, so that a local variable never passes for the package it
 shadows. Nothing recurses over the tree: deeply nested code cannot exhaust Python's stack.
