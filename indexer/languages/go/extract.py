@@ -373,6 +373,10 @@ class _Extractor:
         parts = _chain(callee) if callee is not None else None
         if parts is None or len(parts) > 2 or _lookup(frame, parts[0]) is not None:
             return _UNKNOWN
+        if len(parts) == 1 and parts[0] in ("new", "make") and parts[0] not in self.results:  # the builtins
+            arguments = value.child_by_field_name("arguments")
+            made = arguments.named_children[0] if arguments is not None and arguments.named_child_count else None
+            return _declared(made) if made is not None else _UNKNOWN
         if len(parts) == 1 and parts[0] in self.results:  # this file's function: its declared result
             return _binding(self.results[parts[0]])
         if len(parts) == 1 and parts[0] in self.types:  # a conversion `T(x)`

@@ -38,11 +38,17 @@ func (o *Order) Total(extra []Item, xs ...Item) {
 	}
 	s := o.store
 	s.Load()
+	n := new(Store)
+	n.Load()
+	m := make(map[string]*Item)
+	for _, v := range m {
+		v.Total()
+	}
 }
 // expect:
 // entity struct Base 3-5
 // entity struct Order 7-13
-// entity method Order.Total 15-41 parent=Order
+// entity method Order.Total 15-47 parent=Order
 // inherit Order -> Base @8
 // call Order.Total -> Store.Save/0 @16 -- a field of an embedded struct: promoted; o.items.Len(): a slice's, dropped
 // call Order.Total -> pay.Account.Charge/0 @18 -- o.missing.Run(): a field the struct does not declare, dropped
@@ -52,3 +58,7 @@ func (o *Order) Total(extra []Item, xs ...Item) {
 // call Order.Total -> Item.Total/0 @33 -- a variadic parameter is a slice
 // call Order.Total -> Item.Total/0 @37 -- a slice literal's element (no Item is made: no call of it)
 // call Order.Total -> Store.Load/0 @40 -- a variable given a field
+// call Order.Total -> new/1 @41 -- the builtin: the resolver finds nothing
+// call Order.Total -> Store.Load/0 @42 -- new(T) makes a *T
+// call Order.Total -> make/1 @43
+// call Order.Total -> Item.Total/0 @45 -- make(map[K]V): a map of V
