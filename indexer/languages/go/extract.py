@@ -256,9 +256,10 @@ class _Extractor:
         frames: list[tuple[int, Frame]] = []  # open blocks: (end byte, frame)
         binders: list[tuple[int, Callable[[], None]]] = []  # declarations whose values are being read: (end, bind)
         skip_until = -1  # inside a type or const declaration: nothing to look at
+        switches: list[tuple[int, list[str]]] = []  # open type switches: (end byte, the names they bind)
         for start, _, name, node in found:
             while body is not None and body[1] <= start:  # past this function: the next one
-                body, frames, binders = next(bodies, None), [], []
+                body, frames, binders, switches = next(bodies, None), [], [], []
             if body is None:
                 break
             body_start, body_end, scope, frame = body
@@ -279,8 +280,16 @@ class _Extractor:
                 if node.type == "func_literal":
                     self.bind_parameters(frame[0], node.child_by_field_name("parameters"))
                 elif node.type == "type_switch_statement":  # `switch v := x.(type)`: v has each case's type
-                    for alias in node.children_by_field_name("alias"):
-                        frame[0].update((text(c), _UNKNOWN) for c in _expressions(alias) if c.type == "identifier")
+                    names = [text(c) for alias in node.children_by_field_name("alias") for c in _expressions(alias)
+                             if c.type == "identifier"]
+                    frame[0].update((name, _UNKNOWN) for name in names)
+                    switches.append((node.end_byte, names))
+                elif node.type == "type_case":  # `case *T:` (one type): v is a *T here
+                    while switches and switches[-1][0] <= start:
+                        switches.pop()
+                    types = node.children_by_field_name("type")
+                    if switches and len(types) == 1 and text(types[0]) != "nil":
+                        frame[0].update((name, _declared(types[0])) for name in switches[-1][1])
             elif name == "call":
                 self.call(node, scope, frame)
             elif name == "conversion":  # `Map[int](xs)`: a generic function's call

@@ -83,5 +83,5 @@ func checkout(p Priced, card *pay.Card, name string, err error) {
 // call checkout -> <expr>.Add/0 @40 -- the if statement's b
 // call checkout -> Order.Add/0 @42 -- the function's b again
 // call checkout -> <expr>.Total/0 @44
-// call checkout -> <expr>.Add/0 @48
+// call checkout -> Order.Add/0 @48 -- a type switch's variable has its case's type
 // call checkout -> compute/0 @50 -- the call's result called: no name
