@@ -133,3 +133,22 @@ def test_fixture_is_consistent(language):
 def _ancestors(directory: str) -> list[str]:
     parts = directory.split("/")
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+BUILD_VARIANTS = ShopFixture(
+    language="go", classes=set(), functions=set(), true_calls=set(), files={
+        "go.mod": "module example.com/clock\n",
+        "clock/clock.go": "package clock\n\ntype Clock struct{}\n\nfunc Stamp(c Clock) int64 {\n\treturn now() + c.tick()\n}\n",
+        "clock/now_linux.go": "//go:build linux\n\npackage clock\n\nfunc now() int64 { return 1 }\n\n"
+                              "func (c Clock) tick() int64 { return 1 }\n\nfunc Local() int64 { return now() }\n",
+        "clock/now_other.go": "//go:build !linux\n\npackage clock\n\nfunc now() int64 { return 2 }\n\n"
+                              "func (c Clock) tick() int64 { return 2 }\n",
+    })
+
+
+def test_a_name_several_files_of_a_package_define_is_not_guessed():
+    calls = edges(graph_of(BUILD_VARIANTS), Rel.INVOKES)
+    # Which variant is compiled with clock.go depends on the build: neither call is resolved.
+    assert not {dst for src, dst in calls if src == "clock/clock.go:Stamp"}
+    # A file's own definition is the one compiled with it.
+    assert ("clock/now_linux.go:Local", "clock/now_linux.go:now") in calls
