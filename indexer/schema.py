@@ -30,6 +30,7 @@ class Language(StrEnum):
     JAVA = "java"
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
+    GO = "go"
 
 
 class Resolution(StrEnum):

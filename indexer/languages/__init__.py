@@ -1,6 +1,7 @@
 """The languages spider reads. Each is a plug-in: a package here that registers, when imported, the file extensions
-it reads, its extractor (source -> FileFacts) and its resolution rules (`rules.LanguageRules`). Every package here
-is imported with this one; a language from elsewhere (a test's) registers itself the same way."""
+(and whole file names: a build manifest such as Go's `go.mod`) it reads, its extractor (source -> FileFacts) and its
+resolution rules (`rules.LanguageRules`). Every package here is imported with this one; a language from elsewhere
+(a test's) registers itself the same way."""
 
 from __future__ import annotations
 
@@ -23,25 +24,31 @@ class _Registered:
 
 
 _BY_EXTENSION: dict[str, _Registered] = {}
+_BY_NAME: dict[str, _Registered] = {}  # whole file names ("go.mod"), before extensions
 _RULES: dict[str, LanguageRules] = {}
 
 
 def register_language(
     language: str, extensions: Iterable[str], extract: Extractor, rules: LanguageRules,
+    file_names: Iterable[str] = (),
 ) -> Callable[[], None]:
-    """Read files with these extensions (".py", lower case) with `extract` as files of `language`, resolved by
-    `rules`. Returns what undoes the registration."""
-    extensions = tuple(extensions)
-    taken = [e for e in extensions if e in _BY_EXTENSION] + ([language] if language in _RULES else [])
+    """Read files with these extensions (".py", lower case) or these exact names ("go.mod") with `extract` as
+    files of `language`, resolved by `rules`. Returns what undoes the registration."""
+    extensions, file_names = tuple(extensions), tuple(file_names)
+    taken = [e for e in extensions if e in _BY_EXTENSION] + [n for n in file_names if n in _BY_NAME]
+    taken += [language] if language in _RULES else []
     if taken:
         raise ValueError(f"already registered: {', '.join(taken)}")
     _BY_EXTENSION.update(dict.fromkeys(extensions, _Registered(language, extract)))
+    _BY_NAME.update(dict.fromkeys(file_names, _Registered(language, extract)))
     _RULES[language] = rules
     _test_file.cache_clear()
 
     def unregister() -> None:
         for extension in extensions:
             del _BY_EXTENSION[extension]
+        for name in file_names:
+            del _BY_NAME[name]
         del _RULES[language]
         _test_file.cache_clear()
 
@@ -65,18 +72,29 @@ def _suffix(path: str) -> str:
     return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
+def _registered(path: str) -> _Registered | None:
+    return _BY_NAME.get(path.rpartition("/")[2]) or _BY_EXTENSION.get(_suffix(path))
+
+
 def language_of(path: str) -> str | None:
-    entry = _BY_EXTENSION.get(_suffix(path))
+    entry = _registered(path)
     return entry.language if entry else None
 
 
 def extractor_for(path: str) -> Extractor | None:
-    entry = _BY_EXTENSION.get(_suffix(path))
+    entry = _registered(path)
     return entry.extract if entry else None
 
 
 def rules_for(language: str) -> LanguageRules:
     return _RULES[language]
+
+
+def is_generated(path: str, source: bytes) -> bool:
+    """Whether the file is marked as written by a tool the way its language marks such files."""
+    entry = _registered(path)
+    generated = _RULES[entry.language].generated if entry else None
+    return generated is not None and generated(path, source)
 
 
 def is_test_code(node_id: str) -> bool:
@@ -91,7 +109,7 @@ def is_test_code(node_id: str) -> bool:
 def _test_file(path: str) -> tuple[bool, TestCode | None]:
     """Whether the file is test code, and its language's rule for test code inside a file (None: the language
     has none). Asked for every function of a snapshot at every query, and a file holds many functions."""
-    entry = _BY_EXTENSION.get(_suffix(path))
+    entry = _registered(path)
     if entry is None:
         return False, None
     rule = _RULES[entry.language].test_code

@@ -76,10 +76,13 @@ class TestCode:
         return bool(self.qualname and qualname and self.qualname.search(qualname))
 
 
+Generated = Callable[[str, bytes], bool]  # (path, source) -> whether a tool wrote the file: skipped, not parsed
+
+
 @dataclass(frozen=True)
 class LanguageRules:
-    """Every decision the resolver leaves to the language of the file it resolves in, and what counts as its test
-    code."""
+    """Every decision the resolver leaves to the language of the file it resolves in, what counts as its test code,
+    and which files are written by tools."""
 
     modules: ModuleMapBuilder  # builds the map from the files of every language whose rules name the same builder
     exports: Exports
@@ -88,3 +91,6 @@ class LanguageRules:
     class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
+    prefix_scope: bool = True  # a bare name may mean an entity under the caller's qualname (TS namespace members)
+    methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
+    generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)

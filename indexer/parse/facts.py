@@ -121,8 +121,9 @@ class FileFacts:
     imports: list[Import] = field(default_factory=list)
     exports: list[Export] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
-    package: str | None = None  # Java package declaration
+    package: str | None = None  # package declaration (Java), package clause (Go)
     syntax_errors: int = 0  # ERROR/MISSING nodes: the file was only partly understood
+    module: str | None = None  # the module path a build manifest declares (go.mod): its directory's import path
 
     def entity(self, qualname: str) -> Entity:
         return next(e for e in self.entities if e.qualname == qualname)
@@ -201,4 +202,5 @@ def facts_from_dict(data: dict) -> FileFacts:
         ],
         package=data["package"],
         syntax_errors=data["syntax_errors"],
+        module=data["module"],
     )

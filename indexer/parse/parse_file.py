@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass, field
 
-from spider.indexer.languages import extractor_for
+from spider.indexer.languages import extractor_for, is_generated
 from spider.indexer.parse.facts import FileFacts, facts_from_dict, facts_to_dict
 
 UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
@@ -57,6 +57,8 @@ def parse_file(path: str, data: bytes) -> ParseOutcome:
         return ParseOutcome(path, skipped="binary")
     if _looks_minified(data):
         return ParseOutcome(path, skipped="minified")
+    if is_generated(path, data):
+        return ParseOutcome(path, skipped="generated")
     try:
         code = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -23,8 +23,9 @@ class CodeGraph:
 
 
 def keeps_file(facts: FileFacts) -> bool:
-    """A file with no class or function is a node only if it imports (or re-exports) something."""
-    return bool(facts.entities or facts.imports or any(e.module for e in facts.exports))
+    """A file with no class or function is a node only if it imports (or re-exports) something, or is a manifest
+    that names a module (go.mod: imports of the files under it resolve through it)."""
+    return bool(facts.entities or facts.imports or any(e.module for e in facts.exports) or facts.module)
 
 
 def build_graph(

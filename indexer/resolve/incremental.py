@@ -24,9 +24,9 @@ STATE_VERSION = 2  # of what is pickled: a state saved by another version is not
 
 
 def layout_of(files: dict[str, FileFacts]) -> str:
-    """What the module maps are built from: each file's path, language and package declaration (None where the
-    language has none)."""
-    rows = sorted((path, f.language, f.package) for path, f in files.items())
+    """What the module maps are built from: each file's path, language, package declaration and the module a
+    manifest names (None where the language has none)."""
+    rows = sorted((path, f.language, f.package, f.module) for path, f in files.items())
     return sha256(repr(rows).encode()).hexdigest()
 
 

@@ -220,7 +220,7 @@ class Resolver:
                 return []
             if found is not None:
                 targets, resolution = found
-            elif not rest and (named := self._named_by_target(path, scope, head)):
+            elif not rest and rules.prefix_scope and (named := self._named_by_target(path, scope, head)):
                 targets, resolution = [named], Resolution.EXACT
             elif qualified is not None:
                 targets, resolution, rest = [qualified[0]], Resolution.IMPORT, qualified[1]
@@ -316,11 +316,21 @@ class Resolver:
         return None
 
     def _implicit(self, path: str, name: str, language: str) -> Found | None:
+        """A name the importer's package defines in any of its files. Where several files define it (Go's
+        build-constrained variants: `trace.go` / `trace_notrace.go`), the importer's own file's is the one
+        compiled with it; otherwise which one is compiled is not known, and the name is left unresolved."""
+        hits: dict[str, list[Target]] = {}
         for file in self.modules.of(language).implicit_files(path):
             self._read(file)
             hit = self.children.get(file, {}).get(name)
             if hit:
-                return hit[:1], (Resolution.EXACT if file == path else Resolution.IMPORT)
+                hits[file] = hit
+        if path in hits:
+            return hits[path][:1], Resolution.EXACT
+        if len(hits) > 1:
+            return _OUTSIDE
+        for file, hit in hits.items():
+            return hit[:1], Resolution.IMPORT
         for imp in self.star_imports.get((path, None), []):
             module = self._module_of(path, imp)
             if module is not None:
@@ -419,6 +429,14 @@ class Resolver:
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
                 return [entity_id(path, member)]
+        if rules_for(self.files[path].language).methods_in_package:  # Go: `func (t T) m()` in another file
+            defined: list[Target] = []
+            for file in self.modules.of(self.files[path].language).implicit_files(path):
+                self._read(file)
+                if entity_id(file, f"{entity.qualname}.{name}") in self.entities:
+                    defined.append(entity_id(file, f"{entity.qualname}.{name}"))
+            if defined:  # in several files (build-constrained variants): which one is compiled is not known
+                return defined if len(defined) == 1 else []
         for base in self._bases_of(eid):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:

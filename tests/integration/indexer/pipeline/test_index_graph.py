@@ -38,10 +38,12 @@ def test_fixture_repository_graph_is_exactly_as_written(language, tmp_path, stor
     report = index_repository(store, str(root), repo=repo_name)
 
     assert report.snapshot == sha and not report.already_indexed
+    assert {f["path"]: f["reason"] for f in report.skipped_files
+            if f["reason"] != "no classes, functions or imports"} == fixture.skipped
     nodes, edges = read_graph(store, repo_name, sha)
     files = {e.split(":", 1)[0] for e in fixture.classes | fixture.functions} | {
         src for src, _ in fixture.imports if ":" not in src
-    }
+    } | fixture.manifests
     directories = {"."} | {d for f in files for d in _ancestors(f)}
     assert {(n["label"], n["id"]) for n in nodes} == (
         {("Directory", d) for d in directories} | {("File", f) for f in files}

@@ -14,6 +14,8 @@ TEST_CODE = [
     "core/src/main/java/com/acme/ServerIT.java:ServerIT.starts",
     "src/__tests__/parse.js:parses", "test/locale.test.js:works", "src/plugin/utc.spec.ts:offset",
     "packages/app/__mocks__/fs.js:readFile", "spec/helpers.mjs:setup", "src/date-spec.jsx:Date.render",
+    "server_test.go:TestServe", "internal/transport/http2_client_test.go:s.TestClient",
+    "cmd/gofmt/testdata/typeparams.go:T.m",
 ]
 SOURCE_CODE = [
     "src/_pytest/python.py:Module._importtestmodule", "xarray/testing.py:assert_equal", "src/pytest/__init__.py:main",
@@ -21,6 +23,7 @@ SOURCE_CODE = [
     "src/main/java/com/acme/Foo.java:Foo.test", "src/main/java/com/acme/Contest.java:Contest.run",
     "src/main/java/com/acme/AUDIT.java:AUDIT.log", "src/index.js:dayjs", "src/plugin/latest.ts:latest",
     "lib/attest.js:attest", "README.md:nothing", "Makefile:test",
+    "server.go:Server.testConn", "internal/testutils/leak.go:Check", "test.go:run", "go.mod:module",
 ]
 
 

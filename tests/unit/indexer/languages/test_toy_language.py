@@ -95,3 +95,16 @@ def test_a_registered_language_brings_its_own_test_code_definition(toy_language)
     assert is_test_code("app/checks/main.toy:run") and is_test_code("app/parse_check.toy:run")
     assert is_test_code("app/parse.toy:checks.parses_empty#2")  # an in-file marker
     assert not is_test_code("app/parse.toy:parse") and not is_test_code("app/parse.toy:checker.run")
+
+
+def test_a_language_may_read_whole_file_names_and_mark_the_files_tools_write():
+    rules = LanguageRules(ToyModules, Exports.FILE_SCOPE, TOY_TESTS,
+                          generated=lambda path, source: source.startswith(b"# generated"))
+    unregister = register_language("toy", (".toy",), extract_toy, rules, file_names=("Toyfile",))
+    try:
+        assert language_of("app/Toyfile") == "toy" and language_of("app/Toyfile.txt") is None
+        assert parse_file("app/a.toy", b"# generated\nfn f\n").skipped == "generated"
+        assert parse_file("app/b.toy", b"fn f\n# generated\n").facts is not None
+    finally:
+        unregister()
+    assert language_of("app/Toyfile") is None

@@ -57,6 +57,15 @@ def test_java_classes_of_one_package_inheriting_across_files_resolve_from_the_ba
     resolves_like_everything_after_each_edit(data, repo, CLASS_EDITS)
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_go_packages_of_several_files_resolve_from_the_base_like_everything(data):
+    """The Go files of a directory are one package: a function, type or method added or renamed in one file, or a
+    file moved to another package, changes what its package's other files and its importers resolve to."""
+    repo = data.draw(repos(languages=("go",), directories=("pkg", "pkg/sub")))
+    resolves_like_everything_after_each_edit(data, repo)
+
+
 def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
     sources = {
         "pkg/a.py": "def helper():\n    return 1\n\nclass Base:\n    def run(self):\n        return helper()\n",
@@ -110,3 +119,22 @@ def test_a_base_found_through_an_unchanged_files_bases_is_resolved_again_when_th
     assert ("INHERITS", "web/c.java:C.X.Y", "lib/a.java:Cart.Inner") in {(e.type.value, e.src, e.dst) for e in edges}
     assert sorted_edges(edges) == Resolver(files).edges()
     assert run.inherits_resolved == 3
+
+
+def test_a_changed_go_module_path_resolves_everything_again():
+    """Every Go import resolves through go.mod's module path: a new one is a new module layout."""
+    sources = {
+        "go.mod": "module example.com/app\n",
+        "shop/shop.go": "package shop\nfunc Buy() {}\n",
+        "main.go": 'package main\nimport "example.com/app/shop"\nfunc main() { shop.Buy() }\n',
+    }
+    files, blobs = parsed(sources)
+    first_edges, first = resolved_from(files, blobs, None)
+    sources["go.mod"] = "module example.com/renamed\n"
+    files, blobs = parsed(sources)
+
+    edges, run = resolved_from(files, blobs, first.state)
+
+    assert ("main.go:main", "shop/shop.go:Buy") in {(e.src, e.dst) for e in first_edges}
+    assert run.reason == "the module layout changed" and sorted_edges(edges) == Resolver(files).edges()
+    assert not [e for e in edges if e.type.value == "INVOKES"]  # the import names another module now

@@ -1,0 +1,16 @@
+"""`go.mod`: the module path its `module` directive declares, the import path of the directory it stands in."""
+
+from __future__ import annotations
+
+import re
+
+from spider.indexer.parse.facts import FileFacts
+from spider.indexer.schema import Language
+
+# `module example.com/m` or `module "example.com/m"`, with an optional trailing comment.
+_MODULE = re.compile(rb'^[ \t]*module[ \t]+"?([^\s"/][^\s"]{0,499})"?[ \t]*(?://[^\n]*)?\r?$', re.MULTILINE)
+
+
+def extract(path: str, source: bytes) -> FileFacts:
+    found = _MODULE.search(source)
+    return FileFacts(path=path, language=Language.GO, module=found[1].decode("utf-8", "replace") if found else None)
