@@ -253,14 +253,21 @@ class Resolver:
     def _named_by_target(self, path: str, scope: str | None, dotted: str) -> str | None:
         """An entity of this file whose qualname is `dotted` under one of the caller's qualname prefixes:
         `proto.tz()` inside `default` finds `default.proto.tz`; `round()` inside TS namespace member
-        `Fees.forAmount` finds `Fees.round`."""
+        `Fees.forAmount` finds `Fees.round`. A class's members are under its prefix only where code in a class
+        sees them bare (`class_scope`): `len()` in Python's or JavaScript's `Bag.size` is not `Bag.len`."""
         parts = scope.split(".") if scope else []
+        class_scope = rules_for(self.files[path].language).class_scope
         for cut in range(len(parts), -1, -1):
             prefix = ".".join(parts[:cut])
+            if prefix and not class_scope and self._is_class(entity_id(path, prefix)):
+                continue
             eid = entity_id(path, f"{prefix}.{dotted}" if prefix else dotted)
             if eid in self.entities:
                 return eid
         return None
+
+    def _is_class(self, eid: str) -> bool:
+        return eid in self.entities and self.entities[eid][1].label == Label.CLASS
 
     def _guess(self, language: str, parts: tuple[str, ...], inferred: bool) -> list[tuple[str, Resolution]]:
         """`x.m()` on a receiver no scope knows: link only when exactly one method in the repo is called m."""

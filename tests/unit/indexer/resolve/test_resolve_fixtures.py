@@ -152,3 +152,21 @@ def test_a_name_several_files_of_a_package_define_is_not_guessed():
     assert not {dst for src, dst in calls if src == "clock/clock.go:Stamp"}
     # A file's own definition is the one compiled with it.
     assert ("clock/now_linux.go:Local", "clock/now_linux.go:now") in calls
+
+
+BARE_NAMES_IN_METHODS = ShopFixture(
+    language="python", classes=set(), functions=set(), true_calls=set(), files={
+        "pkg/__init__.py": "",
+        "pkg/bag.py": "class Bag:\n    def len(self):\n        return 0\n\n    def size(self):\n"
+                      "        return len(self.items)\n\n    def total(self):\n        def inner():\n"
+                      "            return 1\n        return inner()\n",
+        "web/bag.js": "class Bag {\n  len() { return 0; }\n  size() { return len(this.items); }\n}\n"
+                      "module.exports = { Bag };\n",
+    })
+
+
+def test_a_bare_name_in_a_method_is_not_a_member_of_its_class_in_python_or_javascript():
+    calls = edges(graph_of(BARE_NAMES_IN_METHODS), Rel.INVOKES)
+    assert ("pkg/bag.py:Bag.size", "pkg/bag.py:Bag.len") not in calls  # the builtin len
+    assert ("web/bag.js:Bag.size", "web/bag.js:Bag.len") not in calls  # a global len: members need `this.`
+    assert ("pkg/bag.py:Bag.total", "pkg/bag.py:Bag.total.inner") in calls  # a nested function is in scope
