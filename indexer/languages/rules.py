@@ -91,6 +91,5 @@ class LanguageRules:
     class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
-    prefix_scope: bool = True  # a bare name may mean an entity under the caller's qualname (TS namespace members)
     methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)

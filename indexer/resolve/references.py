@@ -220,7 +220,7 @@ class Resolver:
                 return []
             if found is not None:
                 targets, resolution = found
-            elif not rest and rules.prefix_scope and (named := self._named_by_target(path, scope, head)):
+            elif not rest and (named := self._named_by_target(path, scope, head)):
                 targets, resolution = [named], Resolution.EXACT
             elif qualified is not None:
                 targets, resolution, rest = [qualified[0]], Resolution.IMPORT, qualified[1]

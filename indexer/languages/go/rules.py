@@ -73,6 +73,5 @@ def generated(path: str, source: bytes) -> bool:
 
 # `go test` compiles *_test.go files; testdata/ directories are fixtures the go tool ignores.
 TEST_CODE = TestCode(frozenset({"testdata"}), re.compile(r"_test\.go$"))
-# A method is no name in scope: a bare `close(ch)` in a type with a method close() is the builtin.
-RULES = LanguageRules(modules=GoPackages, exports=Exports.NONE, test_code=TEST_CODE, prefix_scope=False,
-                      methods_in_package=True, generated=generated)
+RULES = LanguageRules(modules=GoPackages, exports=Exports.NONE, test_code=TEST_CODE, methods_in_package=True,
+                      generated=generated)
