@@ -93,3 +93,4 @@ class LanguageRules:
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
     methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
+    vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)
