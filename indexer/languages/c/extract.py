@@ -184,7 +184,7 @@ class _Extractor:
         """The function's calls to names that may be functions: a parameter or local of that name (a function
         pointer) or the file's macro or variable is none."""
         matches = tree_sitter.QueryCursor(_query()).matches(node)
-        shadowing = set(self.not_functions)
+        shadowing: set[str] = set()  # the function's parameters and local variables
         for declaration in (n for _, found in matches for n in found.get("declaration", ())):
             for declarator in declaration.children_by_field_name("declarator"):
                 name = declared_name(declarator)
@@ -199,7 +199,7 @@ class _Extractor:
                        key=lambda pair: pair[0].start_byte)
         for callee, arguments in calls:
             name = text(callee)
-            if name not in shadowing:
+            if name not in shadowing and name not in self.not_functions:
                 self.facts.references.append(
                     Reference(qualname, RefKind.CALL, (name,), first_line(callee), arguments.named_child_count))
 
