@@ -26,9 +26,10 @@ class CodeGraph:
 
 def keeps_file(facts: FileFacts) -> bool:
     """A file with no class or function is a node only if it imports (or re-exports) something, is a manifest
-    that names a module (go.mod: imports of the files under it resolve through it), or declares names whose
-    definitions stand elsewhere (a C header of prototypes: calls in the files including it resolve through it)."""
-    linked = bool(facts.exports) and rules_for(facts.language).exports is Exports.LINKED
+    that names a module (go.mod: imports of the files under it resolve through it), or is a file of a language
+    whose files see what they include (C: a header of prototypes, macros or types alone is what an `#include`
+    names, and what keeps it from naming another file of the same name)."""
+    linked = rules_for(facts.language).exports is Exports.LINKED
     return bool(facts.entities or facts.imports or any(e.module for e in facts.exports) or facts.module or linked)
 
 

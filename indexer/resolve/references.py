@@ -358,21 +358,22 @@ class Resolver:
 
     def _linked(self, path: str, name: str, language: str) -> Found:
         """C: a name the file does not define means the one definition its translation unit sees: one its
-        headers (transitively included) define, or, where it or they declare the name, the repository's one
-        definition with external linkage. Several (platform variants in several files) or none: unresolved."""
-        found: set[Target] = set()
+        headers (transitively included) define (a `static inline`), else, where it or they declare the name, the
+        repository's one definition with external linkage. Several (platform variants in several files) or none:
+        unresolved."""
+        defined: set[Target] = set()
         declared = name in self.declared.get(path, ())
         for header in self._includes(path):
             self._read(header)
-            defined = self.children.get(header, {}).get(name)
-            if defined:
-                found.add(defined[-1])
+            hit = self.children.get(header, {}).get(name)
+            if hit:
+                defined.add(hit[-1])
             declared = declared or name in self.declared.get(header, ())
-        if declared:
+        if not defined and declared:
             self._read(("method", language, name))
             by_file = {self._file_of(eid): eid for eid in self.linked.get((language, name), [])}  # `#ifdef` variants
-            found.update(by_file.values())  # of one file: its last, as a name its own file defines twice
-        return ([found.pop()], Resolution.IMPORT) if len(found) == 1 else _OUTSIDE
+            defined.update(by_file.values())  # of one file: its last, as a name its own file defines twice
+        return ([defined.pop()], Resolution.IMPORT) if len(defined) == 1 else _OUTSIDE
 
     def _includes(self, path: str) -> list[str]:
         """The files `path` includes, directly or through the files it includes, each once (include guards

@@ -34,9 +34,10 @@ from spider.indexer.parse.treesitter import (
 )
 from spider.indexer.schema import Label, Language
 
-# Where definitions stand: the file, and the branches of conditional compilation.
+# Where definitions stand: the file, the branches of conditional compilation, `extern "C" {…}` (which a header
+# opens under `#ifdef __cplusplus`: then it holds the rest of the file), and what tree-sitter could not parse.
 _CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                         "preproc_elifdef"})
+                         "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR"})
 # Declarators that wrap a name: `*f`, `(f)`, `f(…)`, `f[…]`, `f __attribute__((…))`, `f = …`.
 _WRAPPERS = frozenset({"pointer_declarator", "parenthesized_declarator", "function_declarator",
                        "array_declarator", "attributed_declarator", "init_declarator"})

@@ -98,6 +98,15 @@ def test_a_declared_function_means_its_one_external_definition_through_included_
     }
 
 
+def test_a_definition_an_included_header_holds_is_the_one_the_translation_unit_sees():
+    assert edges({
+        "lib/mem.h": "MEM_STATIC int read16(void) { return 1; }\n",  # a macro for `static inline`
+        "kernel/mem.h": "MEM_STATIC int read16(void) { return 2; }\n",
+        "lib/zstd.c": '#include "mem.h"\nint zstd(void) { return read16(); }\n',
+        "lib/other.c": "int read16(void);\nint other(void) { return read16(); }\n",  # declared only: two
+    }) == {("lib/zstd.c:zstd", "lib/mem.h:read16", "import")}
+
+
 def test_several_definitions_leave_a_call_unresolved_unless_the_callers_file_has_one():
     sources = {
         "platform.h": "int now(void);\n",
