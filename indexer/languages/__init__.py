@@ -97,6 +97,12 @@ def is_generated(path: str, source: bytes) -> bool:
     return generated is not None and generated(path, source)
 
 
+def vendored_directories(path: str) -> frozenset[str]:
+    """The directory names its language's ecosystem keeps others' code in (none for a file of no language)."""
+    entry = _registered(path)
+    return _RULES[entry.language].vendored if entry else frozenset()
+
+
 def is_test_code(node_id: str) -> bool:
     """Whether a function (`path:Class.method#2`) is test code by its language's definition; a file of no
     language spider reads is not."""

@@ -52,6 +52,9 @@ class Exports(Enum):
     FILE_SCOPE = "file scope"  # its file-scope names, what it imports, its submodules, its star imports (Python)
     DECLARED = "declared"  # its export statements; a file without any is a script: its file-scope names (JS/TS)
     NONE = "none"  # nothing: imports never name files (Java names packages and classes)
+    # what it defines, and for a name it declares (C's prototypes), the repository's one definition with external
+    # linkage; its star imports (C's includes) are seen through transitively
+    LINKED = "linked"
 
 
 @dataclass(frozen=True)
@@ -93,3 +96,4 @@ class LanguageRules:
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
     methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
+    vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)

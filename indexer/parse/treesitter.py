@@ -6,6 +6,7 @@ from functools import cache
 from typing import Callable, Iterator
 
 import tree_sitter
+import tree_sitter_c
 import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
@@ -23,6 +24,7 @@ _GRAMMARS: dict[str, Callable[[], object]] = {
     "typescript": tree_sitter_typescript.language_typescript,
     "tsx": tree_sitter_typescript.language_tsx,
     "go": tree_sitter_go.language,
+    "c": tree_sitter_c.language,
 }
 
 

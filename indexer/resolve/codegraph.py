@@ -6,6 +6,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Callable
 
+from spider.indexer.languages import rules_for
+from spider.indexer.languages.rules import Exports
 from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
 from spider.indexer.resolve.references import resolve_edges
 from spider.indexer.schema import Label, Rel
@@ -23,9 +25,12 @@ class CodeGraph:
 
 
 def keeps_file(facts: FileFacts) -> bool:
-    """A file with no class or function is a node only if it imports (or re-exports) something, or is a manifest
-    that names a module (go.mod: imports of the files under it resolve through it)."""
-    return bool(facts.entities or facts.imports or any(e.module for e in facts.exports) or facts.module)
+    """A file with no class or function is a node only if it imports (or re-exports) something, is a manifest
+    that names a module (go.mod: imports of the files under it resolve through it), or is a file of a language
+    whose files see what they include (C: a header of prototypes, macros or types alone is what an `#include`
+    names, and what keeps it from naming another file of the same name)."""
+    linked = rules_for(facts.language).exports is Exports.LINKED
+    return bool(facts.entities or facts.imports or any(e.module for e in facts.exports) or facts.module or linked)
 
 
 def build_graph(

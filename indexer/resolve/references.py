@@ -70,6 +70,8 @@ class Resolver:
         self.star_imports: dict[tuple[str, str | None], list[Import]] = defaultdict(list)
         self.methods_by_name: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.bases: dict[str, list[str]] = {}
+        self.declared: dict[str, set[str]] = defaultdict(set)  # LINKED files -> the names they declare
+        self.linked: dict[tuple[str, str], list[str]] = defaultdict(list)  # (language, name) -> external definitions
         for path, facts in files.items():
             bound = []
             for entity in facts.entities:
@@ -82,12 +84,18 @@ class Resolver:
             for entity, binds in zip(facts.entities, bound):
                 if entity.label == Label.FUNCTION and self._is_member(path, entity, binds):
                     self.methods_by_name[(facts.language, entity.name)].append(entity_id(path, entity.qualname))
+            if rules_for(facts.language).exports is Exports.LINKED:
+                for export in facts.exports:
+                    self.declared[path].add(export.name)
+                    if export.local is not None:
+                        self.linked[(facts.language, export.name)].append(entity_id(path, export.local))
             for imp in facts.imports:
                 if imp.name == "*":
                     self.star_imports[(path, imp.scope)].append(imp)
                 elif imp.alias:
                     self.imports[(path, imp.scope)][imp.alias] = imp
         self._import_memo: dict[tuple[str, Import], tuple[Target | None, frozenset]] = {}
+        self._included: dict[str, list[str]] = {}  # LINKED files -> the files they include, transitively
         self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
         self._resolving: list[list] = []  # the imports being resolved: [key, ran into a cycle]
 
@@ -338,6 +346,8 @@ class Resolver:
             return _OUTSIDE
         for file, hit in hits.items():
             return hit[:1], Resolution.IMPORT
+        if rules_for(language).exports is Exports.LINKED:
+            return self._linked(path, name, language)
         for imp in self.star_imports.get((path, None), []):
             module = self._module_of(path, imp)
             if module is not None:
@@ -345,6 +355,41 @@ class Resolver:
                 if hit:
                     return hit, Resolution.IMPORT
         return None
+
+    def _linked(self, path: str, name: str, language: str) -> Found:
+        """C: a name the file does not define means the one definition its translation unit sees: one its
+        headers (transitively included) define (a `static inline`), else, where it or they declare the name, the
+        repository's one definition with external linkage. Several (platform variants in several files) or none:
+        unresolved."""
+        defined: set[Target] = set()
+        declared = name in self.declared.get(path, ())
+        for header in self._includes(path):
+            self._read(header)
+            hit = self.children.get(header, {}).get(name)
+            if hit:
+                defined.add(hit[-1])
+            declared = declared or name in self.declared.get(header, ())
+        if not defined and declared:
+            self._read(("method", language, name))
+            by_file = {self._file_of(eid): eid for eid in self.linked.get((language, name), [])}  # `#ifdef` variants
+            defined.update(by_file.values())  # of one file: its last, as a name its own file defines twice
+        return ([defined.pop()], Resolution.IMPORT) if len(defined) == 1 else _OUTSIDE
+
+    def _includes(self, path: str) -> list[str]:
+        """The files `path` includes, directly or through the files it includes, each once (include guards
+        make cycles harmless in C, and here)."""
+        found = self._included.get(path)
+        if found is None:
+            modules = self.modules.of(self.files[path].language)
+            seen, queue = {path}, [path]
+            for file in queue:
+                for imp in self.star_imports.get((file, None), []):
+                    module = modules.module(file, imp.module)
+                    if module is not None and module.path not in seen and module.path in self.files:
+                        seen.add(module.path)
+                        queue.append(module.path)
+            found = self._included[path] = queue[1:]
+        return found
 
     def _qualified(self, path: str, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:
         """`com.acme.Foo.bar` -> (the package com.acme, ("Foo", "bar")): the longest prefix naming a module wins."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
 from spider.indexer.errors import ConfigurationError, CorruptRepository, RepositoryNotFound, RevisionNotFound
-from spider.indexer.languages import language_of
+from spider.indexer.languages import language_of, vendored_directories
 
 MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand
 _VENDORED_DIRS = frozenset({"node_modules", "bower_components", "vendor", "vendored", "third_party", "__generated__"})
@@ -100,7 +100,8 @@ def commit_in(git_dir: Path, rev: str) -> Commit:
 
 
 def skip_reason_for_path(path: str) -> str | None:
-    if any(part in _VENDORED_DIRS for part in path.split("/")[:-1]):
+    vendored = _VENDORED_DIRS | vendored_directories(path)
+    if any(part in vendored for part in path.split("/")[:-1]):
         return "vendored"
     if _BUNDLE_NAME.search(path):
         return "minified"

@@ -10,6 +10,7 @@ snapshots must be identical.
 from __future__ import annotations
 
 import shutil
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,7 @@ def test_incremental_index_equals_a_full_rebuild_over_random_edit_sequences(data
                                                                            test_embedding_model):
     embedder = open_embedder(test_embedding_model)
     root = tmp_path_factory.mktemp("generated")
-    repo_name = f"test/incr-{root.name}"
+    repo_name = f"test/incr-{uuid.uuid4().hex[:10]}"  # not the folder's name: the next session's store has it
     state = data.draw(repos())
     first = commit(root, render(state))
     index_repository(store, str(root), repo=repo_name, rev=first)

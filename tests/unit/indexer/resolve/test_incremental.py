@@ -66,6 +66,16 @@ def test_go_packages_of_several_files_resolve_from_the_base_like_everything(data
     resolves_like_everything_after_each_edit(data, repo)
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_c_translation_units_resolve_from_the_base_like_everything(data):
+    """A C call resolves through the headers a file includes, transitively, to the one external definition of a
+    name anywhere: a header starting or stopping to declare a name, a second definition appearing or a `static`
+    one shadowing it, changes what files that never read the changed file resolve to."""
+    repo = data.draw(repos(languages=("c",), directories=("pkg", "pkg/sub")))
+    resolves_like_everything_after_each_edit(data, repo, EDITS + ("nest",) * 4)  # what changes a header alone
+
+
 def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
     sources = {
         "pkg/a.py": "def helper():\n    return 1\n\nclass Base:\n    def run(self):\n        return helper()\n",
