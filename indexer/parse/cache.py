@@ -1,9 +1,9 @@
 """Parse results of (path, blob) pairs kept between index runs, so re-indexing a commit parses only what changed.
 
 What a file parses to depends only on its path, its bytes (the git blob) and the code that turns them into a
-graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder, the tree-sitter grammars; its
-syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses a stale
-result. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
+graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder and resolver, the tree-sitter
+grammars; its syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses
+a stale result, a saved resolution state or a snapshot another format wrote. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
 the base snapshot's (`indexer.pipeline.index`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
@@ -34,7 +34,7 @@ from spider.indexer.schema import Label
 from spider.indexer.settings import PARSE_CACHE_MB, Settings, spider_home
 
 _SOURCES = Path(__file__).parents[1]  # indexer/
-_FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve/codegraph.py",
+_FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve",
                    "schema.py", "languages")
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
              "tree-sitter-go", "tree-sitter-c")
