@@ -283,8 +283,10 @@ def functions_to_embed(
 def is_indexed(state: Snapshot | None, embed: bool) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write: a
     snapshot indexed with --no-embed is indexed again when vectors are wanted, and one written before versioning
-    (no `seq`) is indexed again."""
-    return bool(state and state.complete and state.versioned and (not embed or state.embedding))
+    (no `seq`) or by a spider that reads code otherwise (another `GRAPH_FORMAT`: a language added, a resolver
+    fixed) is indexed again."""
+    return bool(state and state.complete and state.versioned and state.graph_format == GRAPH_FORMAT
+                and (not embed or state.embedding))
 
 
 def recall_indexed(
