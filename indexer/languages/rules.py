@@ -42,6 +42,11 @@ class ModuleMap(Protocol):
         """The files whose file-scope names `importer` sees without importing them (Java: its package's files)."""
         return []
 
+    def method_files(self, path: str, type_name: str) -> list[str]:
+        """The files in which methods of type `type_name`, declared in file `path`, may be written as
+        `type_name.m` (with `LanguageRules.methods_in_package`): Go's package, by default the implicit files."""
+        return self.implicit_files(path)
+
 
 ModuleMapBuilder = Callable[[dict[str, FileFacts]], ModuleMap]
 
@@ -92,5 +97,6 @@ class LanguageRules:
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
     prefix_scope: bool = True  # a bare name may mean an entity under the caller's qualname (TS namespace members)
-    methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
+    methods_in_package: bool = False  # a type's methods may stand in other files, as `Type.m` (Go, Rust)
+    guess_methods: bool = True  # `x.m()` on a receiver of unknown type may mean the repo's one method named m
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)

@@ -265,7 +265,7 @@ class Resolver:
     def _guess(self, language: str, parts: tuple[str, ...], inferred: bool) -> list[tuple[str, Resolution]]:
         """`x.m()` on a receiver no scope knows: link only when exactly one method in the repo is called m."""
         receiver = parts[0]
-        if len(parts) != 2 or inferred or receiver[:1].isupper():
+        if len(parts) != 2 or inferred or receiver[:1].isupper() or not rules_for(language).guess_methods:
             return []  # bare unknown names are builtins; capitalised receivers are external classes
         self._read(("method", language, parts[1]))
         candidates = self.methods_by_name.get((language, parts[1]), [])
@@ -431,12 +431,14 @@ class Resolver:
                 return [entity_id(path, member)]
         if rules_for(self.files[path].language).methods_in_package:  # Go: `func (t T) m()` in another file
             defined: list[Target] = []
-            for file in self.modules.of(self.files[path].language).implicit_files(path):
+            homonyms = False  # another file declares a type of this name: whose methods it writes is not known
+            for file in self.modules.of(self.files[path].language).method_files(path, entity.qualname):
                 self._read(file)
+                homonyms = homonyms or (file != path and entity_id(file, entity.qualname) in self.entities)
                 if entity_id(file, f"{entity.qualname}.{name}") in self.entities:
                     defined.append(entity_id(file, f"{entity.qualname}.{name}"))
             if defined:  # in several files (build-constrained variants): which one is compiled is not known
-                return defined if len(defined) == 1 else []
+                return defined if len(defined) == 1 and not homonyms else []
         for base in self._bases_of(eid):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:
