@@ -31,6 +31,7 @@ class Language(StrEnum):
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
     GO = "go"
+    RUST = "rust"
 
 
 class Resolution(StrEnum):

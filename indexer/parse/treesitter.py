@@ -10,6 +10,7 @@ import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
 import tree_sitter_python
+import tree_sitter_rust
 import tree_sitter_typescript
 from spider.indexer.parse.facts import Entity
 from spider.indexer.schema import Label
@@ -23,6 +24,7 @@ _GRAMMARS: dict[str, Callable[[], object]] = {
     "typescript": tree_sitter_typescript.language_typescript,
     "tsx": tree_sitter_typescript.language_tsx,
     "go": tree_sitter_go.language,
+    "rust": tree_sitter_rust.language,
 }
 
 
