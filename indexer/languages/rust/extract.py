@@ -7,6 +7,7 @@ the resolver finds it through `methods_in_package`), `Trait.m` for a trait's def
 prefixes the names in it; a function inside a function is `outer.inner`. Spans start at the item's `#[...]`
 attributes. Closures are no entities: their calls are their function's. Nothing in a `macro_rules!` body is read.
 `impl Trait for Type` in the file that declares `Type` makes Type inherit Trait; a trait inherits its supertraits.
+`mod foo;` is an import of the module file foo.
 
 Calls are named as the compiler would find them from what the file says: `f()`, `path::f()`, `Self::f()` and
 `Type::f()` as written (`Self` is the impl's type); `self.m()` on the impl's type; `x.m()` on `x`'s type where `x`
@@ -93,6 +94,8 @@ class _Extractor:
                 self.function(node, prefix, None, None)
             elif node.type == "use_declaration" and not prefix:  # an inline module's scope is no entity
                 self.use(node, None)
+            elif node.type == "mod_item" and not prefix and node.child_by_field_name("body") is None:
+                self.module_file(node)
 
     # declarations -------------------------------------------------------------------------------------
     def class_item(self, node: Node, prefix: Path) -> None:
@@ -149,6 +152,13 @@ class _Extractor:
             Label.FUNCTION, qualname, name, kind, _start(node), last_line(node), outer or parent))
         generics = _generics(node) | (owner.generics if owner else frozenset())
         _Body(self, qualname, prefix, owner, generics).read(node)
+
+    def module_file(self, node: Node) -> None:
+        """`mod foo;` binds the module file foo, as an import of it does: the file is kept for the module tree to
+        pass through even where it declares nothing else."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.facts.imports.append(Import(None, text(name), None, text(name), first_line(node)))
 
     def use(self, node: Node, scope: str | None) -> None:
         argument = node.child_by_field_name("argument")

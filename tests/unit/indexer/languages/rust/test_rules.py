@@ -7,6 +7,7 @@ import pytest
 from spider.indexer.languages.rules import Module
 from spider.indexer.languages.rust.rules import RustCrates, generated
 from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.resolve.codegraph import keeps_file
 from spider.indexer.resolve.references import resolve_edges
 from spider.indexer.schema import Rel
 
@@ -127,3 +128,17 @@ def test_nothing_is_guessed_and_two_types_of_one_name_leave_their_methods_unreso
                     "pub fn to_string() {}\n",
     })
     assert edges == {("src/lib.rs:run", "src/a.rs:Config.new", "import")}  # v.load() is c.rs's, or b's Config's
+
+
+def test_files_that_only_declare_modules_keep_the_module_tree_whole():
+    graph_edges = resolve_edges({path: facts for path, facts in facts_of({
+        "src/lib.rs": "mod shop;\n",
+        "src/shop/mod.rs": "pub mod cart;\npub mod order;\n",
+        "src/shop/cart.rs": "pub fn empty() {}\n",
+        "src/shop/order.rs": "pub fn place() { crate::shop::cart::empty(); super::cart::empty(); }\n",
+    }).items() if keeps_file(facts)})
+    assert {(e.type, e.src, e.dst) for e in graph_edges} == {
+        (Rel.IMPORTS, "src/lib.rs", "src/shop/mod.rs"), (Rel.IMPORTS, "src/shop/mod.rs", "src/shop/cart.rs"),
+        (Rel.IMPORTS, "src/shop/mod.rs", "src/shop/order.rs"),
+        (Rel.INVOKES, "src/shop/order.rs:place", "src/shop/cart.rs:empty"),
+    }

@@ -32,6 +32,8 @@ fn top() {
     api::handle();
     O::new();
 }
+
+mod storage;
 // expect:
 // entity function api.handle 9-14 -- an inline module prefixes the names in it
 // entity function api.respond 16-16
@@ -45,6 +47,7 @@ fn top() {
 // import tokio @3 alias=tokio
 // import serde @4 name=Serialize -- `as _` binds nothing
 // import crate::log @28 name=warn alias=warn scope=top
+// import storage @36 alias=storage -- `mod storage;` binds the module file
 // call api.handle -> api.respond/0 @10 -- a bare name in an inline module is that module's
 // call api.handle -> api.respond/0 @11
 // call api.handle -> top/0 @12
