@@ -16,12 +16,15 @@ is bound once in the function, by a typed parameter (`x: &T`), `let x: T`, `let 
 file's structs. A name bound by a pattern (a closure's parameters, `match`, `if let`, `for`) or bound twice is of
 unknown type, and so is a generic type parameter (`T: Trait`) or a trait object (`dyn Trait`): which `impl` runs
 is decided at run time, so such calls are named `<expr>.m` and dropped. Calls written in a macro's arguments are
-read from its tokens where they are a plain `f(..)` or `path::f(..)`. `self.m()` in a trait's default method is
-left unknown too: the type implementing the trait may override `m`. Nothing recurses over the tree.
+read from its tokens where they are a plain `f(..)` or `path::f(..)`; items written in the braces of a macro call at
+item level (`cfg_rt! { .. }`) are read as items. `self.m()` in a trait's default method is
+left unknown too: the type implementing the trait may override `m`. Only nested functions and items take a Python
+frame per level: a file nested deeper than the interpreter allows is skipped (`nesting too deep`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from spider.indexer.languages.rust import cargo
@@ -47,6 +50,8 @@ _PATTERN_SITES = frozenset({"for_expression", "let_condition", "match_pattern", 
 _CONSTRUCTORS = frozenset({"new", "default"})
 _MAX_MODULES = 32  # inline modules nested deeper are not read
 _MAX_FIELDS = 8  # `a.b.c.m()`: fields followed this deep
+_MAX_MACRO_DEPTH = 4  # macro calls inside macro calls read this deep
+_BLANK = re.compile(rb"[^\n]")
 _MAX_TYPE_NAME = 200  # an impl's type with no plain name (`impl T for [u8]`) is named by its text, this long at most
 
 
@@ -55,7 +60,7 @@ def extract(path: str, source: bytes) -> FileFacts:
         return cargo.extract(path, source)
     root = parse("rust", source).root_node
     facts = FileFacts(path=path, language=Language.RUST, syntax_errors=count_syntax_errors(root))
-    _Extractor(facts, SourceLines(source)).run(root)
+    _Extractor(facts, source).run(_items(root, source))
     return facts
 
 
@@ -70,22 +75,23 @@ class _Owner:
 
 
 class _Extractor:
-    def __init__(self, facts: FileFacts, lines: SourceLines) -> None:
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
         self.facts = facts
-        self.lines = lines
+        self.source = source
+        self.lines = SourceLines(source)
         self.registry = QualnameRegistry()
         self.classes: set[str] = set()  # qualnames of the file's structs, enums, unions and traits
         self.fields: dict[str, dict[str, Binding] | None] = {}  # struct name -> its fields (None: two such structs)
 
-    def run(self, root: Node) -> None:
-        for node, prefix in _items(root):
+    def run(self, items: list[tuple[Node, Path]]) -> None:
+        for node, prefix in items:
             kind = _CLASS_KINDS.get(node.type)
             name = node.child_by_field_name("name")
             if kind and name is not None:
                 self.classes.add(_dotted(prefix, text(name)))
                 if node.type == "struct_item":
                     self.fields[text(name)] = None if text(name) in self.fields else _fields(node)
-        for node, prefix in _items(root):
+        for node, prefix in items:
             if node.type in _CLASS_KINDS:
                 self.class_item(node, prefix)
             elif node.type == "impl_item":
@@ -113,7 +119,7 @@ class _Extractor:
             if supertrait:
                 self.facts.references.append(Reference(qualname, RefKind.INHERIT, supertrait, first_line(bound)))
         owner = _Owner(qualname, None, True, _generics(node))
-        for method in _body_items(node):
+        for method in _members(node, self.source):
             if method.type == "function_item":
                 self.function(method, prefix, owner, qualname)
 
@@ -131,7 +137,7 @@ class _Extractor:
         if parent and trait is not None and trait_path:
             self.facts.references.append(Reference(parent, RefKind.INHERIT, trait_path, first_line(trait)))
         owner = _Owner(qualname, None if not typed or typed[-1] in generics else typed, False, generics)
-        for method in _body_items(node):
+        for method in _members(node, self.source):
             if method.type == "function_item":
                 self.function(method, prefix, owner, parent)
 
@@ -194,6 +200,7 @@ class _Body:
                 self.bind(parameter.child_by_field_name("pattern"), self.declared(parameter.child_by_field_name("type")))
         calls: list[Node] = []
         nested: list[Node] = []
+        items: list[Node] = []  # types, traits and impls declared in the body
         todo = list(reversed(_named(function.child_by_field_name("body"))))
         while todo:
             node = todo.pop()
@@ -202,6 +209,7 @@ class _Body:
                 nested.append(node)
                 continue
             if kind in _NESTED_ITEMS:
+                items.append(node)
                 continue
             if kind in ("call_expression", "struct_expression", "macro_invocation"):
                 calls.append(node)
@@ -224,6 +232,12 @@ class _Body:
                 self.macro_calls(node)
         for inner in nested:
             self.extractor.function(inner, self.prefix, None, None, outer=self.scope)
+        prefix = tuple(self.scope.split("."))  # `outer.Guard.drop`: the body's items are named under its function
+        for item in items:
+            if item.type in _CLASS_KINDS:
+                self.extractor.class_item(item, prefix)
+            elif item.type == "impl_item":
+                self.extractor.impl_item(item, prefix)
 
     # bindings -----------------------------------------------------------------------------------------
     def bind(self, pattern: Node | None, binding: Binding) -> None:
@@ -388,25 +402,47 @@ class _Body:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _items(root: Node) -> list[tuple[Node, Path]]:
-    """The file's items with the inline modules around them, in source order."""
+def _items(root: Node, source: bytes) -> list[tuple[Node, Path]]:
+    """The file's items with the inline modules around them, in source order; and the items written in the braces
+    of an item-level macro call (`cfg_rt! { pub fn spawn() {..} }`, as the benchmark's ground truth reads them),
+    parsed from a copy of the file where everything outside the braces is blanked, lines and columns kept."""
     found: list[tuple[Node, Path]] = []
-    todo: list[tuple[Node, Path]] = [(root, ())]
+    todo: list[tuple[Node, Path, int]] = [(root, (), 0)]
     while todo:
-        container, prefix = todo.pop(0)
-        inner: list[tuple[Node, Path]] = []
+        container, prefix, depth = todo.pop()
         for node in container.named_children:
             found.append((node, prefix))
             body = node.child_by_field_name("body") if node.type == "mod_item" else None
             name = node.child_by_field_name("name") if body is not None else None
             if body is not None and name is not None and len(prefix) < _MAX_MODULES:
-                inner.append((body, (*prefix, text(name))))
-        todo[:0] = inner
+                todo.append((body, (*prefix, text(name)), depth))
+            elif node.type == "macro_invocation" and depth < _MAX_MACRO_DEPTH:
+                braces = next((c for c in node.named_children if c.type == "token_tree"), None)
+                if braces is not None and braces.text.startswith(b"{"):  # type: ignore[union-attr]  # parsed
+                    todo.append((parse("rust", _blanked(source, braces)).root_node, prefix, depth + 1))
     return sorted(found, key=lambda item: item[0].start_byte)
 
 
-def _body_items(node: Node) -> list[Node]:
-    return _named(node.child_by_field_name("body"))
+def _blanked(source: bytes, keep: Node) -> bytes:
+    """`source` with every byte outside `keep`'s braces made a space, line breaks kept."""
+    start, end = keep.start_byte + 1, keep.end_byte - 1
+    return _BLANK.sub(b" ", source[:start]) + source[start:end] + _BLANK.sub(b" ", source[end:])
+
+
+def _members(node: Node, source: bytes) -> list[Node]:
+    """The items of an impl's or a trait's body, those in the braces of a macro call there included."""
+    found: list[Node] = []
+    todo: list[tuple[Node, int]] = [(node, 0)]
+    while todo:
+        container, depth = todo.pop()
+        body = container.child_by_field_name("body") if depth == 0 else container
+        for member in _named(body):
+            found.append(member)
+            braces = next((c for c in member.named_children if c.type == "token_tree"), None) \
+                if member.type == "macro_invocation" and depth < _MAX_MACRO_DEPTH else None
+            if braces is not None and braces.text.startswith(b"{"):  # type: ignore[union-attr]  # parsed
+                todo.append((parse("rust", _blanked(source, braces)).root_node, depth + 1))
+    return sorted(found, key=lambda member: member.start_byte)
 
 
 def _named(node: Node | None) -> list[Node]:

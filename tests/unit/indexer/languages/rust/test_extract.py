@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from spider.indexer.languages.rust.extract import extract
 from spider.indexer.parse.facts import RefKind
+from spider.indexer.parse.parse_file import parse_file
 
 from tests.unit.indexer.languages.annotated import case_files, check, read_case
 
@@ -39,6 +40,11 @@ def test_deep_nesting_does_not_exhaust_the_stack():
     facts = extract("d.rs", f"fn m() {{ {blocks} }}\n{modules}\n".encode())
     assert [r.target for r in facts.references if r.kind == RefKind.CALL] == [("g",)]
     assert [e.qualname for e in facts.entities] == ["m"]  # modules nested deeper than 32 are not read
+
+
+def test_functions_nested_too_deeply_skip_the_file_with_a_reason():
+    assert parse_file("n.rs", ("fn a() {\n" * 3000 + "}\n" * 3000).encode()).skipped == "nesting too deep"
+    assert len(parse_file("n.rs", ("fn a() {\n" * 50 + "}\n" * 50).encode()).facts.entities) == 50
 
 
 def test_deterministic():
