@@ -50,6 +50,22 @@ def parse(grammar: str, source: bytes) -> tree_sitter.Tree:
     return parser(grammar).parse(source)
 
 
+@cache
+def _range_parser(grammar: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(language(grammar))
+
+
+def parse_inside(grammar: str, source: bytes, node: Node) -> tree_sitter.Tree:
+    """`source` parsed as if it held only what stands between `node`'s first and last byte (a macro call's
+    braces), each node at its place in the file."""
+    (start_row, start_column), (end_row, end_column) = node.start_point, node.end_point
+    inside = tree_sitter.Range((start_row, start_column + 1), (end_row, max(end_column - 1, 0)),
+                               node.start_byte + 1, node.end_byte - 1)
+    found = _range_parser(grammar)
+    found.included_ranges = [inside]
+    return found.parse(source)
+
+
 def text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None else ""  # type: ignore[union-attr]  # parsed
 

@@ -24,12 +24,20 @@ frame per level: a file nested deeper than the interpreter allows is skipped (`n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from spider.indexer.languages.rust import cargo
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
-from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
+from spider.indexer.parse.treesitter import (
+    Node,
+    SourceLines,
+    count_syntax_errors,
+    first_line,
+    last_line,
+    parse,
+    parse_inside,
+    text,
+)
 from spider.indexer.schema import Label, Language
 
 Type = tuple[str, ...]  # ("Order",), ("shop", "Order")
@@ -51,7 +59,6 @@ _CONSTRUCTORS = frozenset({"new", "default"})
 _MAX_MODULES = 32  # inline modules nested deeper are not read
 _MAX_FIELDS = 8  # `a.b.c.m()`: fields followed this deep
 _MAX_MACRO_DEPTH = 4  # macro calls inside macro calls read this deep
-_BLANK = re.compile(rb"[^\n]")
 _MAX_TYPE_NAME = 200  # an impl's type with no plain name (`impl T for [u8]`) is named by its text, this long at most
 
 
@@ -405,7 +412,7 @@ class _Body:
 def _items(root: Node, source: bytes) -> list[tuple[Node, Path]]:
     """The file's items with the inline modules around them, in source order; and the items written in the braces
     of an item-level macro call (`cfg_rt! { pub fn spawn() {..} }`, as the benchmark's ground truth reads them),
-    parsed from a copy of the file where everything outside the braces is blanked, lines and columns kept."""
+    parsed where they stand in the file."""
     found: list[tuple[Node, Path]] = []
     todo: list[tuple[Node, Path, int]] = [(root, (), 0)]
     while todo:
@@ -419,14 +426,9 @@ def _items(root: Node, source: bytes) -> list[tuple[Node, Path]]:
             elif node.type == "macro_invocation" and depth < _MAX_MACRO_DEPTH:
                 braces = next((c for c in node.named_children if c.type == "token_tree"), None)
                 if braces is not None and braces.text.startswith(b"{"):  # type: ignore[union-attr]  # parsed
-                    todo.append((parse("rust", _blanked(source, braces)).root_node, prefix, depth + 1))
+                    todo.append((parse_inside("rust", source, braces).root_node, prefix, depth + 1))
     return sorted(found, key=lambda item: item[0].start_byte)
 
-
-def _blanked(source: bytes, keep: Node) -> bytes:
-    """`source` with every byte outside `keep`'s braces made a space, line breaks kept."""
-    start, end = keep.start_byte + 1, keep.end_byte - 1
-    return _BLANK.sub(b" ", source[:start]) + source[start:end] + _BLANK.sub(b" ", source[end:])
 
 
 def _members(node: Node, source: bytes) -> list[Node]:
@@ -441,7 +443,7 @@ def _members(node: Node, source: bytes) -> list[Node]:
             braces = next((c for c in member.named_children if c.type == "token_tree"), None) \
                 if member.type == "macro_invocation" and depth < _MAX_MACRO_DEPTH else None
             if braces is not None and braces.text.startswith(b"{"):  # type: ignore[union-attr]  # parsed
-                todo.append((parse("rust", _blanked(source, braces)).root_node, depth + 1))
+                todo.append((parse_inside("rust", source, braces).root_node, depth + 1))
     return sorted(found, key=lambda member: member.start_byte)
 
 
