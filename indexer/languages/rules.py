@@ -93,6 +93,7 @@ class LanguageRules:
     exports: Exports
     test_code: TestCode
     overloads: bool = False  # a name defined several times means all definitions (Java overloads), not the last
+    repeats_unknown: bool = False  # ... or none of them: which one is compiled is not known (Rust `#[cfg]` twins)
     class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)

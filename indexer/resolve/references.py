@@ -204,6 +204,8 @@ class Resolver:
         rules = rules_for(language)
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
+            if named and rules.repeats_unknown and f"{named}#2" in self.entities:
+                return []  # defined twice in the file: which one is compiled is not known
             if named:
                 return [(named, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
         head, rest = parts[0], parts[1:]
@@ -306,7 +308,8 @@ class Resolver:
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
         defined = self.children.get(owner, {}).get(name)
         if defined:
-            return (list(defined) if rules_for(language).overloads else defined[-1:]), Resolution.EXACT
+            chosen = _chosen(defined, language)
+            return (chosen, Resolution.EXACT) if chosen else _OUTSIDE
         imp = self.imports.get((path, scope), {}).get(name)
         if imp is not None:
             target = self.resolve_import(path, imp)
@@ -424,7 +427,7 @@ class Resolver:
         self._read(self._file_of(eid))
         own = self.children.get(eid, {}).get(name)
         if own:
-            return list(own) if rules_for(language).overloads else own[-1:]
+            return _chosen(own, language)
         path, entity = self.entities[eid]
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
@@ -435,8 +438,9 @@ class Resolver:
             for file in self.modules.of(self.files[path].language).method_files(path, entity.qualname):
                 self._read(file)
                 homonyms = homonyms or (file != path and entity_id(file, entity.qualname) in self.entities)
-                if entity_id(file, f"{entity.qualname}.{name}") in self.entities:
-                    defined.append(entity_id(file, f"{entity.qualname}.{name}"))
+                for method in (f"{entity.qualname}.{name}", f"{entity.qualname}.{name}#2"):  # #2: written twice
+                    if entity_id(file, method) in self.entities:
+                        defined.append(entity_id(file, method))
             if defined:  # in several files (build-constrained variants): which one is compiled is not known
                 return defined if len(defined) == 1 and not homonyms else []
         for base in self._bases_of(eid):
@@ -451,7 +455,7 @@ class Resolver:
         self._read(path)
         defined = self.children.get(path, {}).get(name)
         if defined:
-            return defined[-1:]
+            return _chosen(defined, language)
         imp = self.imports.get((path, None), {}).get(name)
         if imp is not None:  # a re-export (`from .impl import name` in a package's __init__)
             target = self.resolve_import(path, imp, depth)
@@ -495,6 +499,15 @@ class Resolver:
                 else:
                     return self._declared_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
         return []
+
+
+def _chosen(defined: list[Target], language: str) -> list[Target]:
+    """What a name defined several times in one scope means: every definition (overloads), none (a language
+    where which one is compiled is not known), or the last (a later definition replaces an earlier one)."""
+    rules = rules_for(language)
+    if rules.overloads:
+        return list(defined)
+    return [] if rules.repeats_unknown and len(defined) > 1 else defined[-1:]
 
 
 def _add(found: dict[EdgeKey, Resolution], rel: Rel, src: str, dst: str, resolution: Resolution) -> None:

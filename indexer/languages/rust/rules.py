@@ -136,5 +136,7 @@ def generated(path: str, source: bytes) -> bool:
 # `cargo test` builds tests/ as integration tests; `mod tests` (in a file or as tests.rs) holds the unit tests.
 TEST_CODE = TestCode(frozenset({"tests"}), re.compile(r"\Atests\.rs\Z"), re.compile(r"(?:\A|\.)tests\."))
 # Nothing is in scope without a `use`, and a method is found only through a type spider knows: no name guessing.
+# A name defined twice (`#[cfg(unix)]` / `#[cfg(windows)]` twins, `from` of two `impl From<_>`) means neither.
 RULES = LanguageRules(modules=RustCrates, exports=Exports.FILE_SCOPE, test_code=TEST_CODE, qualified_names=True,
-                      prefix_scope=False, methods_in_package=True, guess_methods=False, generated=generated)
+                      prefix_scope=False, methods_in_package=True, guess_methods=False, repeats_unknown=True,
+                      generated=generated)

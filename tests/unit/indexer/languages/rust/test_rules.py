@@ -151,3 +151,14 @@ def test_files_that_only_declare_modules_keep_the_module_tree_whole():
         (Rel.IMPORTS, "src/shop/mod.rs", "src/shop/order.rs"),
         (Rel.INVOKES, "src/shop/order.rs:place", "src/shop/cart.rs:empty"),
     }
+
+
+def test_a_name_defined_twice_is_neither_definition():
+    edges = invokes({
+        "src/lib.rs": "mod conv;\npub struct Id;\n#[cfg(unix)]\nfn sep() {}\n#[cfg(windows)]\nfn sep() {}\n"
+                      "fn run() { sep(); Id::from(1); conv::twice(); once(); }\nfn once() {}\n",
+        "src/conv.rs": "use crate::Id;\nimpl From<u8> for Id { fn from(x: u8) -> Id { Id } }\n"
+                       "impl From<u16> for Id { fn from(x: u16) -> Id { Id } }\n"
+                       "pub fn twice() {}\n#[cfg(test)]\npub fn twice() {}\n",
+    })
+    assert edges == {("src/lib.rs:run", "src/lib.rs:once", "exact")}
