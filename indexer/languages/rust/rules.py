@@ -1,5 +1,5 @@
-"""How Rust resolves: a crate's modules are files laid out under its root (`src/lib.rs`, `src/main.rs`, or any
-other file no crate root holds): `mod foo;` in a module is `foo.rs` beside a crate root or `mod.rs`, or in the
+"""How Rust resolves: a crate's modules are files laid out under its root (`src/lib.rs`, `src/main.rs`, a
+`main.rs` of a binary, example, test or bench directory, or any other file no crate root holds): `mod foo;` in a module is `foo.rs` beside a crate root or `mod.rs`, or in the
 directory named after any other module file, or `foo/mod.rs`. A `use` path starts at the crate (`crate::`), the
 module itself (`self::`), its parent (`super::`), a child module, or another crate of the repository by the name
 its `Cargo.toml` gives it; anything else is another crate's: dropped. Nothing is visible without a `use`. A type's
@@ -16,8 +16,20 @@ from spider.indexer.languages.rules import Exports, LanguageRules, Module, Modul
 from spider.indexer.parse.facts import FileFacts
 
 _ROOT_NAMES = ("lib.rs", "main.rs")
+_TARGET_DIRECTORIES = ("examples", "tests", "benches")  # cargo's other targets, each file or directory a crate
 _MAX_SEGMENTS = 64  # a path longer than this names nothing spider will find
 _SEPARATOR = re.compile(r"::|\.")  # `use` paths are written with `::`, the resolver's qualified names with `.`
+
+
+def _is_source_root(path: str) -> bool:
+    """A crate root whose directory holds its modules: `src/lib.rs`, `src/main.rs`, and the `main.rs` of a binary,
+    example, test or bench written as a directory (`src/bin/tool/main.rs`, `examples/demo/main.rs`)."""
+    directory, _, name = path.rpartition("/")
+    parent = posixpath.basename(posixpath.dirname(directory))
+    if name == "main.rs" and (parent in _TARGET_DIRECTORIES or parent == "bin" and
+                              posixpath.basename(posixpath.dirname(posixpath.dirname(directory))) == "src"):
+        return True
+    return name in _ROOT_NAMES and posixpath.basename(directory) == "src"
 
 
 class RustCrates(ModuleMap):
@@ -25,10 +37,8 @@ class RustCrates(ModuleMap):
 
     def __init__(self, files: dict[str, FileFacts]) -> None:
         self._files = {path for path in files if path.endswith(".rs")}
-        # a crate's source directory: where a lib.rs or main.rs stands in a directory called src
         self._sources = sorted(
-            {posixpath.dirname(path) for path in self._files
-             if path.rpartition("/")[2] in _ROOT_NAMES and posixpath.basename(posixpath.dirname(path)) == "src"},
+            {posixpath.dirname(path) for path in self._files if _is_source_root(path)},
             key=lambda directory: (-len(directory), directory),  # nested crates first
         )
         self._crates: dict[str, str] = {}  # crate name (as `use` writes it) -> its library root

@@ -34,6 +34,9 @@ LAYOUT = {
     "cli/src/main.rs": "",
     "tests/common/mod.rs": "",
     "tests/api.rs": "mod common;\n",
+    "src/bin/shop/main.rs": "mod config;\n",
+    "src/bin/shop/config.rs": "",
+    "src/config.rs": "",
 }
 
 
@@ -53,6 +56,9 @@ LAYOUT = {
     ("tests/api.rs", "common", "tests/common/mod.rs"),  # an integration test is a crate root of its own
     ("src/bin/tool.rs", "args", "src/bin/args.rs"),
     ("src/bin/tool.rs", "crate", "src/bin/tool.rs"),
+    ("src/bin/shop/config.rs", "crate::config", "src/bin/shop/config.rs"),  # a binary written as a directory
+    ("src/bin/shop/main.rs", "config", "src/bin/shop/config.rs"),
+    ("src/bin/shop/config.rs", "shop_core::config", "src/config.rs"),
     ("src/order.rs", "crate.order.line", "src/order/line.rs"),  # the resolver's dotted form
 ])
 def test_a_path_names_the_module_file_it_reaches(importer, path, expected):
