@@ -12,8 +12,9 @@ attributes. Closures are no entities: their calls are their function's. Nothing 
 Calls are named as the compiler would find them from what the file says: `f()`, `path::f()`, `Self::f()` and
 `Type::f()` as written (`Self` is the impl's type); `self.m()` on the impl's type; `x.m()` on `x`'s type where `x`
 is bound once in the function, by a typed parameter (`x: &T`), `let x: T`, `let x = T { .. }` or
-`let x = T::new()` / `T::default()` (typed by that convention: inferred); `x.f.m()` through the fields of this
-file's structs. A name bound by a pattern (a closure's parameters, `match`, `if let`, `for`) or bound twice is of
+`let x = f()` / `T::f()` of a function of this file that declares its result (`?` takes it out of a `Result` or
+an `Option`), `let x = T::new()` / `T::default()` otherwise (typed by that convention: inferred); `x.f.m()`
+through the fields of this file's structs. A name bound by a pattern (a closure's parameters, `match`, `if let`, `for`) or bound twice is of
 unknown type, and so is a generic type parameter (`T: Trait`) or a trait object (`dyn Trait`): which `impl` runs
 is decided at run time, so such calls are named `<expr>.m` and dropped. Calls written in a macro's arguments are
 read from its tokens where they are a plain `f(..)` or `path::f(..)`; items written in the braces of a macro call at
@@ -89,6 +90,8 @@ class _Extractor:
         self.registry = QualnameRegistry()
         self.classes: set[str] = set()  # qualnames of the file's structs, enums, unions and traits
         self.fields: dict[str, dict[str, Binding] | None] = {}  # struct name -> its fields (None: two such structs)
+        # `f` / `Type::f` of this file -> the type it declares it returns, and the one `?` takes out of it
+        self.results: dict[Path, tuple[Type | None, Type | None]] = {}
 
     def run(self, items: list[tuple[Node, Path]]) -> None:
         for node, prefix in items:
@@ -98,6 +101,10 @@ class _Extractor:
                 self.classes.add(_dotted(prefix, text(name)))
                 if node.type == "struct_item":
                     self.fields[text(name)] = None if text(name) in self.fields else _fields(node)
+            elif node.type == "function_item" and name is not None and not prefix:
+                self.results[(text(name),)] = _result(node, None, _generics(node))
+            elif node.type == "impl_item" and not prefix:
+                self.impl_results(node)
         for node, prefix in items:
             if node.type in _CLASS_KINDS:
                 self.class_item(node, prefix)
@@ -109,6 +116,16 @@ class _Extractor:
                 self.use(node, None)
             elif node.type == "mod_item" and not prefix and node.child_by_field_name("body") is None:
                 self.module_file(node)
+
+    def impl_results(self, node: Node) -> None:
+        """What the associated functions of an `impl Type` block declare they return."""
+        typed, generics = _type_path(node.child_by_field_name("type")), _generics(node)
+        if not typed or len(typed) != 1 or typed[0] in generics:
+            return
+        for method in _members(node, self.source):
+            method_name = method.child_by_field_name("name")
+            if method.type == "function_item" and method_name is not None:
+                self.results[(typed[0], text(method_name))] = _result(method, typed, generics | _generics(method))
 
     # declarations -------------------------------------------------------------------------------------
     def class_item(self, node: Node, prefix: Path) -> None:
@@ -292,7 +309,9 @@ class _Body:
         if declared is not None:
             return self.declared(declared)
         value = node.child_by_field_name("value")
+        tried = False  # `f()?`: what the Result or Option holds
         while value is not None and value.type in ("reference_expression", "try_expression"):
+            tried = tried or value.type == "try_expression"
             value = value.child_by_field_name("value") if value.type == "reference_expression" \
                 else (value.named_children[0] if value.named_child_count else None)
         if value is None:
@@ -302,7 +321,14 @@ class _Body:
         if value.type == "call_expression":
             function = value.child_by_field_name("function")
             path = _expression_path(function) if function is not None else None
-            if path and len(path) > 1 and path[-1] in _CONSTRUCTORS:
+            if not path:
+                return _UNKNOWN
+            if path[0] == "Self" and self.owner is not None and self.owner.type:
+                path = (*self.owner.type, *path[1:])
+            result = self.extractor.results.get(path) if not self.prefix else None
+            if result is not None and not (len(path) == 1 and self.lookup(path[0]) is not None):
+                return Binding(result[1] if tried else result[0])  # this file's function, as it declares
+            if len(path) > 1 and path[-1] in _CONSTRUCTORS:
                 typed = self.own_type(path[:-1])
                 return Binding(typed, inferred=True) if typed else _UNKNOWN
         return _UNKNOWN
@@ -515,6 +541,25 @@ def _token_path(tokens: list[Node], last: int) -> Path | None:
     if i and tokens[i - 1].type in (".", "::", "!"):
         return None
     return tuple(reversed(names))
+
+
+def _result(function: Node, self_type: Type | None, generics: frozenset[str]) -> tuple[Type | None, Type | None]:
+    """The type a function declares it returns (`Self`: the impl's), and what `?` takes out of a `Result<T, _>` or
+    an `Option<T>` it returns; None where that is no named type of the repository's."""
+    declared = function.child_by_field_name("return_type")
+    while declared is not None and declared.type == "reference_type":
+        declared = declared.child_by_field_name("type")
+    typed = _type_path(declared)
+    if not typed or typed[0] in generics:
+        return None, None
+    if typed == ("Self",):
+        return self_type, None
+    arguments = declared.child_by_field_name("type_arguments") \
+        if declared is not None and declared.type == "generic_type" and typed[-1] in ("Result", "Option") else None
+    inner = _type_path(arguments.named_children[0]) if arguments is not None and arguments.named_child_count else None
+    if inner == ("Self",):
+        inner = self_type
+    return typed, inner if inner and inner[0] not in generics else None
 
 
 def _fields(struct: Node) -> dict[str, Binding]:
