@@ -185,10 +185,13 @@ def _repeated_lines(repeated: dict | None) -> list[str]:
 def write_results(result: dict) -> None:
     path = RESULTS / "incremental.json"
     runs = json.loads(path.read_text()) if path.exists() else {}
-    runs[result["kind"] + ("" if result["embed"] or result["kind"] == "replay" else "-graph-only")] = result
+    if result["kind"] == "replay":  # one replay per repository
+        runs[f"replay {result['repo']}" if runs.get("replay", {}).get("repo") != result["repo"] else "replay"] = result
+    else:
+        runs[result["kind"] + ("" if result["embed"] else "-graph-only")] = result
     path.write_text(json.dumps(runs, indent=2) + "\n")
     lines = ["# Incremental re-indexing (bench/incremental.py)", ""]
-    for kind in ("change", "change-graph-only", "replay"):
+    for kind in ("change", "change-graph-only", "replay", *sorted(k for k in runs if k.startswith("replay "))):
         r = runs.get(kind)
         if not r:
             continue

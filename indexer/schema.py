@@ -32,6 +32,7 @@ class Language(StrEnum):
     TYPESCRIPT = "typescript"
     GO = "go"
     C = "c"
+    RUST = "rust"
 
 
 class Resolution(StrEnum):

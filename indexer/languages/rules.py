@@ -42,6 +42,11 @@ class ModuleMap(Protocol):
         """The files whose file-scope names `importer` sees without importing them (Java: its package's files)."""
         return []
 
+    def method_files(self, path: str, type_name: str) -> list[str]:
+        """The files in which methods of type `type_name`, declared in file `path`, may be written as
+        `type_name.m` (with `LanguageRules.methods_in_package`): Go's package, by default the implicit files."""
+        return self.implicit_files(path)
+
 
 ModuleMapBuilder = Callable[[dict[str, FileFacts]], ModuleMap]
 
@@ -91,9 +96,13 @@ class LanguageRules:
     exports: Exports
     test_code: TestCode
     overloads: bool = False  # a name defined several times means all definitions (Java overloads), not the last
+    repeats_unknown: bool = False  # ... or none of them: which one is compiled is not known (Rust `#[cfg]` twins)
     class_scope: bool = False  # code nested in a class sees its members, inherited ones included (Java)
     qualified_names: bool = False  # a dotted name may start with a package: Java's `com.acme.Foo.bar()`
     module_call: str | None = None  # calling a module calls this member of it (CommonJS: `default`)
-    methods_in_package: bool = False  # a type's methods may stand in any file of its package, as `Type.m` (Go)
+    prefix_scope: bool = True  # a bare name may mean an entity under an enclosing part of the caller's qualname
+    # (TS namespace members, nested functions); False where an inner scope does not see outer ones (Rust modules)
+    methods_in_package: bool = False  # a type's methods may stand in other files, as `Type.m` (Go, Rust)
+    guess_methods: bool = True  # `x.m()` on a receiver of unknown type may mean the repo's one method named m
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
     vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)

@@ -11,6 +11,7 @@ import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
 import tree_sitter_python
+import tree_sitter_rust
 import tree_sitter_typescript
 from spider.indexer.parse.facts import Entity
 from spider.indexer.schema import Label
@@ -25,6 +26,7 @@ _GRAMMARS: dict[str, Callable[[], object]] = {
     "tsx": tree_sitter_typescript.language_tsx,
     "go": tree_sitter_go.language,
     "c": tree_sitter_c.language,
+    "rust": tree_sitter_rust.language,
 }
 
 
@@ -48,6 +50,22 @@ def field_id(grammar: tree_sitter.Language, name: str) -> int:
 
 def parse(grammar: str, source: bytes) -> tree_sitter.Tree:
     return parser(grammar).parse(source)
+
+
+@cache
+def _range_parser(grammar: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(language(grammar))
+
+
+def parse_inside(grammar: str, source: bytes, node: Node) -> tree_sitter.Tree:
+    """`source` parsed as if it held only what stands between `node`'s first and last byte (a macro call's
+    braces), each node at its place in the file."""
+    (start_row, start_column), (end_row, end_column) = node.start_point, node.end_point
+    inside = tree_sitter.Range((start_row, start_column + 1), (end_row, max(end_column - 1, 0)),
+                               node.start_byte + 1, node.end_byte - 1)
+    found = _range_parser(grammar)
+    found.included_ranges = [inside]
+    return found.parse(source)
 
 
 def text(node: Node | None) -> str:

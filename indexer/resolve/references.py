@@ -212,6 +212,8 @@ class Resolver:
         rules = rules_for(language)
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
+            if named and rules.repeats_unknown and f"{named}#2" in self.entities:
+                return []  # defined twice in the file: which one is compiled is not known
             if named:
                 return [(named, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
         head, rest = parts[0], parts[1:]
@@ -228,7 +230,7 @@ class Resolver:
                 return []
             if found is not None:
                 targets, resolution = found
-            elif not rest and (named := self._named_by_target(path, scope, head)):
+            elif not rest and rules.prefix_scope and (named := self._named_by_target(path, scope, head)):
                 targets, resolution = [named], Resolution.EXACT
             elif qualified is not None:
                 targets, resolution, rest = [qualified[0]], Resolution.IMPORT, qualified[1]
@@ -280,7 +282,7 @@ class Resolver:
     def _guess(self, language: str, parts: tuple[str, ...], inferred: bool) -> list[tuple[str, Resolution]]:
         """`x.m()` on a receiver no scope knows: link only when exactly one method in the repo is called m."""
         receiver = parts[0]
-        if len(parts) != 2 or inferred or receiver[:1].isupper():
+        if len(parts) != 2 or inferred or receiver[:1].isupper() or not rules_for(language).guess_methods:
             return []  # bare unknown names are builtins; capitalised receivers are external classes
         self._read(("method", language, parts[1]))
         candidates = self.methods_by_name.get((language, parts[1]), [])
@@ -321,7 +323,8 @@ class Resolver:
     def _local(self, path: str, scope: str | None, owner: str, name: str, language: str) -> Found | None:
         defined = self.children.get(owner, {}).get(name)
         if defined:
-            return (list(defined) if rules_for(language).overloads else defined[-1:]), Resolution.EXACT
+            chosen = _chosen(defined, language)
+            return (chosen, Resolution.EXACT) if chosen else _OUTSIDE
         imp = self.imports.get((path, scope), {}).get(name)
         if imp is not None:
             target = self.resolve_import(path, imp)
@@ -476,19 +479,22 @@ class Resolver:
         self._read(self._file_of(eid))
         own = self.children.get(eid, {}).get(name)
         if own:
-            return list(own) if rules_for(language).overloads else own[-1:]
+            return _chosen(own, language)
         path, entity = self.entities[eid]
         for member in (f"{entity.qualname}.prototype.{name}", f"{entity.qualname}.{name}"):  # JS `X.prototype.m = …`
             if entity_id(path, member) in self.entities:
                 return [entity_id(path, member)]
         if rules_for(self.files[path].language).methods_in_package:  # Go: `func (t T) m()` in another file
             defined: list[Target] = []
-            for file in self.modules.of(self.files[path].language).implicit_files(path):
+            homonyms = False  # another file declares a type of this name: whose methods it writes is not known
+            for file in self.modules.of(self.files[path].language).method_files(path, entity.qualname):
                 self._read(file)
-                if entity_id(file, f"{entity.qualname}.{name}") in self.entities:
-                    defined.append(entity_id(file, f"{entity.qualname}.{name}"))
+                homonyms = homonyms or (file != path and entity_id(file, entity.qualname) in self.entities)
+                for method in (f"{entity.qualname}.{name}", f"{entity.qualname}.{name}#2"):  # #2: written twice
+                    if entity_id(file, method) in self.entities:
+                        defined.append(entity_id(file, method))
             if defined:  # in several files (build-constrained variants): which one is compiled is not known
-                return defined if len(defined) == 1 else []
+                return defined if len(defined) == 1 and not homonyms else []
         for base in self._bases_of(eid):
             inherited = self._class_members(base, name, language, depth + 1) if depth < _MAX_DEPTH else []
             if inherited:
@@ -501,7 +507,7 @@ class Resolver:
         self._read(path)
         defined = self.children.get(path, {}).get(name)
         if defined:
-            return defined[-1:]
+            return _chosen(defined, language)
         imp = self.imports.get((path, None), {}).get(name)
         if imp is not None:  # a re-export (`from .impl import name` in a package's __init__)
             target = self.resolve_import(path, imp, depth)
@@ -545,6 +551,15 @@ class Resolver:
                 else:
                     return self._declared_export(module.path, export.imported, depth + 1) if depth < _MAX_DEPTH else []
         return []
+
+
+def _chosen(defined: list[Target], language: str) -> list[Target]:
+    """What a name defined several times in one scope means: every definition (overloads), none (a language
+    where which one is compiled is not known), or the last (a later definition replaces an earlier one)."""
+    rules = rules_for(language)
+    if rules.overloads:
+        return list(defined)
+    return [] if rules.repeats_unknown and len(defined) > 1 else defined[-1:]
 
 
 def _add(found: dict[EdgeKey, Resolution], rel: Rel, src: str, dst: str, resolution: Resolution) -> None:

@@ -1,9 +1,9 @@
 """Incremental indexing equals a full rebuild: node for node, relationship for relationship, vector for vector.
 
-The property test generates small Python, JavaScript, Java and Go repositories (modules with functions, classes,
-bases, imports and calls by bare name, from a small pool of names so that edits collide and re-resolve other files)
-and random edit sequences (add / remove / rename functions, change calls, imports and bases, move, add and
-delete modules). Each commit is indexed incrementally from the previous one, then rebuilt in full; the two
+The property test generates small Python, JavaScript, Java, Go and Rust repositories (modules with functions,
+classes, bases, imports and calls by bare name, from a small pool of names so that edits collide and re-resolve other
+files) and random edit sequences (add / remove / rename functions, change calls, imports and bases, move, add and
+delete modules, move a Rust module between foo.rs and foo/mod.rs). Each commit is indexed incrementally from the previous one, then rebuilt in full; the two
 snapshots must be identical.
 """
 

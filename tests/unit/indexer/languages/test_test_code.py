@@ -16,6 +16,8 @@ TEST_CODE = [
     "packages/app/__mocks__/fs.js:readFile", "spec/helpers.mjs:setup", "src/date-spec.jsx:Date.render",
     "server_test.go:TestServe", "internal/transport/http2_client_test.go:s.TestClient",
     "cmd/gofmt/testdata/typeparams.go:T.m",
+    "tests/regression.rs:regression_1234", "crates/core/tests/api.rs:helpers.setup", "src/search.rs:tests.finds",
+    "src/printer.rs:json.tests.escapes", "src/walk/tests.rs:walks",
 ]
 SOURCE_CODE = [
     "src/_pytest/python.py:Module._importtestmodule", "xarray/testing.py:assert_equal", "src/pytest/__init__.py:main",
@@ -24,6 +26,7 @@ SOURCE_CODE = [
     "src/main/java/com/acme/AUDIT.java:AUDIT.log", "src/index.js:dayjs", "src/plugin/latest.ts:latest",
     "lib/attest.js:attest", "README.md:nothing", "Makefile:test",
     "server.go:Server.testConn", "internal/testutils/leak.go:Check", "test.go:run", "go.mod:module",
+    "src/tests_support.rs:run", "src/testutil.rs:tests_dir", "src/search.rs:Searcher.tests", "Cargo.toml:x",
 ]
 
 

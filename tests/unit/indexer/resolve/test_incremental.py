@@ -76,6 +76,15 @@ def test_c_translation_units_resolve_from_the_base_like_everything(data):
     resolves_like_everything_after_each_edit(data, repo, EDITS + ("nest",) * 4)  # what changes a header alone
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_rust_modules_of_one_crate_resolve_from_the_base_like_everything(data):
+    """A Rust type's impl blocks may stand in any module of its crate, and a module moves between foo.rs and
+    foo/mod.rs: a type declared, renamed or moved in one file changes what methods other files' calls find."""
+    repo = data.draw(repos(languages=("rust",), directories=("pkg", "pkg/sub")))
+    resolves_like_everything_after_each_edit(data, repo)
+
+
 def test_an_edit_redoes_the_files_that_read_what_it_changed_and_no_others():
     sources = {
         "pkg/a.py": "def helper():\n    return 1\n\nclass Base:\n    def run(self):\n        return helper()\n",
