@@ -78,7 +78,7 @@ def candidates_of(store, instance, n: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
-    parser.add_argument("--subset", default="dev")
+    parser.add_argument("--subset", action="append", help="a subset of subsets.json; repeatable (default: dev)")
     parser.add_argument("-n", type=int, default=500)
     parser.add_argument("--dump", type=Path, default=Path("/tmp/spider-fusion.jsonl"),
                         help="Where the candidates go (reused when it exists).")
@@ -86,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.time()
     if not args.dump.is_file():
-        instances = load_instances(args.bench, args.subset)
+        instances = load_instances(args.bench, tuple(args.subset or ["dev"]))
         with neo4j_local.open_graph(Settings.from_env()) as store, args.dump.open("w") as handle:
             for number, instance in enumerate(instances, start=1):
                 handle.write(json.dumps(candidates_of(store, instance, args.n)) + "\n")

@@ -24,7 +24,8 @@ from spider.query.select.learned import SHIPPED_MODEL
               help="Benchmark directory: instances.jsonl, ground_truth.jsonl, subsets.json.")
 @click.option("--repos", "repos_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="Directory of git repositories (bare or not): OWNER+NAME/repo, OWNER/NAME or NAME.")
-@click.option("--subset", help="A subset named in subsets.json (e.g. quick, dev); default: every instance.")
+@click.option("--subset", "subsets", multiple=True,
+              help="A subset named in subsets.json (e.g. quick, dev); repeatable (their union); default: every instance.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Results directory: instances.jsonl (one line per instance; a rerun resumes), summary.{json,md}.")
 @click.option("--method", "methods", multiple=True,
@@ -38,13 +39,13 @@ from spider.query.select.learned import SHIPPED_MODEL
 @click.option("-c", "c", type=int, default=5, show_default=True, help="Seeds.")
 @click.option("--limit", type=int, help="Only the first N instances (after --subset).")
 @fail_cleanly
-def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: Path, methods: tuple[str, ...],
+def eval_command(bench_dir: Path, repos_dir: Path, subsets: tuple[str, ...], out_dir: Path, methods: tuple[str, ...],
                  selector: str, ks: tuple[int, ...], n: int, c: int, limit: int | None) -> None:
     """Evaluate localization on a benchmark: index each repository at each instance's base commit (real
     Neo4j, Qdrant, embeddings), run every method at every K, and write per-instance results and a summary."""
     chosen = [parse_method(m) for m in methods] or default_methods(selector)
     k_values = tuple(sorted(set(ks))) or KS
-    instances = load_instances(bench_dir, subset)[:limit]
+    instances = load_instances(bench_dir, subsets)[:limit]
     started = time.time()
     with neo4j_local.open_graph(Settings.from_env()) as store:
         results, failures = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
@@ -53,7 +54,7 @@ def eval_command(bench_dir: Path, repos_dir: Path, subset: str | None, out_dir: 
     rows = [row for row in read_results(results) if row["instance_id"] in wanted]
     names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl")
     summary = summarize(rows, names, k_values)
-    summary["run"] = {"subset": subset, "methods": names, "ks": list(k_values), "n": n, "c": c,
+    summary["run"] = {"subset": "+".join(subsets) or None, "methods": names, "ks": list(k_values), "n": n, "c": c,
                       "selector": selector, "wall_seconds_this_invocation": round(time.time() - started, 1)}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out_dir / "summary.md").write_text(render_markdown(summary, names, k_values))

@@ -114,17 +114,22 @@ def default_methods(selector: str = "learned") -> list[Method]:
     return [Method(n) for n in names]
 
 
-def load_instances(bench_dir: Path, subset: str | None = None) -> list[Instance]:
-    """instances.jsonl + ground_truth.jsonl (+ subsets.json when `subset` is named), in file order."""
+def load_instances(bench_dir: Path, subsets: tuple[str, ...] = ()) -> list[Instance]:
+    """instances.jsonl + ground_truth.jsonl, in file order: the union of the named subsets of subsets.json, or
+    every instance when none is named."""
     try:
         rows = [json.loads(line) for line in (bench_dir / "instances.jsonl").read_text().splitlines() if line.strip()]
         truth = {row["instance_id"]: row["functions"] for row in
                  (json.loads(line) for line in (bench_dir / "ground_truth.jsonl").read_text().splitlines() if line.strip())}
-        wanted = set(json.loads((bench_dir / "subsets.json").read_text())[subset]) if subset else None
+        named = json.loads((bench_dir / "subsets.json").read_text()) if subsets else {}
     except FileNotFoundError as exc:
         raise InvalidInput(f"not a benchmark directory: {exc.filename} is missing") from None
     except (ValueError, KeyError) as exc:
-        raise InvalidInput(f"benchmark files in {bench_dir} are malformed or lack subset {subset!r}: {exc}") from None
+        raise InvalidInput(f"benchmark files in {bench_dir} are malformed: {exc}") from None
+    unknown = [subset for subset in subsets if not isinstance(named.get(subset), list)]
+    if unknown:
+        raise InvalidInput(f"{bench_dir / 'subsets.json'} lacks subset {unknown[0]!r} (it has {', '.join(map(repr, named))})")
+    wanted = set().union(*(named[subset] for subset in subsets)) if subsets else None
     instances = []
     for row in rows:
         if wanted is not None and row["instance_id"] not in wanted:

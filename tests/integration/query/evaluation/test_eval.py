@@ -117,7 +117,7 @@ def assert_training_dump_replays_the_oracle(out: Path, rows: list[dict]) -> None
 @pytest.mark.parametrize("extra, message", [
     (("--method", "spider/learned"), "unknown method 'spider/learned'"),
     (("--method", "spider/learned/calls:2"), "unknown relationship type 'calls'"),
-    (("--subset", "nope"), "lack subset 'nope'"),
+    (("--subset", "nope"), "lacks subset 'nope'"),
 ])
 def test_eval_errors_are_one_line(benchmark, tmp_path, extra, message):
     bench, repos, _ = benchmark
