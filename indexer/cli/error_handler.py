@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 import traceback
 from typing import Any, Callable
@@ -18,6 +19,7 @@ from spider.indexer.terminal import printable
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
 EXIT_CODES = {SpiderError: 2}  # a foreseen failure's exit code, by class: the first the error is an instance of
 UNEXPECTED_EXIT = 70  # EX_SOFTWARE: a failure spider did not foresee (a bug), unlike a user-facing one (2)
+BROKEN_PIPE_EXIT = 141  # what a shell reports for a writer SIGPIPE ends: `spider ... | head` stopped reading
 
 
 def _remember_debug(context: click.Context, _option: click.Parameter, value: bool) -> None:
@@ -44,7 +46,7 @@ def _print_traceback(debug: bool) -> None:
 def fail_cleanly(command: Callable) -> Callable:
     """The one error handler: a failure becomes one line on stderr and a non-zero exit, never a traceback (but
     with --debug or SPIDER_DEBUG=1, after a traceback); a user-facing SpiderError exits 2, an unexpected exception
-    70. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
+    70, a reader that closed the pipe 141 in silence. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -59,6 +61,10 @@ def fail_cleanly(command: Callable) -> Callable:
                 return command(*args, **kwargs)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise  # click's own: it prints them as usage errors
+        except BrokenPipeError:
+            # The reader left (`| head`): nothing more can be said to it, and Python's flush at exit must not try.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(BROKEN_PIPE_EXIT)
         except SpiderError as exc:
             _print_traceback(debug)
             click.echo(f"{prog}: error: {one_line(str(exc))}", err=True)

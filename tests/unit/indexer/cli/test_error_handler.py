@@ -3,9 +3,13 @@ exit 70, with its secrets masked; --debug (or SPIDER_DEBUG=1) adds the traceback
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from click.testing import CliRunner
-from spider.indexer.cli.error_handler import UNEXPECTED_EXIT
+from spider.indexer.cli.error_handler import BROKEN_PIPE_EXIT, UNEXPECTED_EXIT
 from spider.indexer.graph import neo4j_local
 from spider.query.cli.main import main as spider
 
@@ -49,3 +53,15 @@ def test_what_a_command_prints_is_masked(monkeypatch):
     monkeypatch.setattr(neo4j_local, "status", lambda: {"uri": f"bolt://u:{PLANTED}@h", "note": f"key {PLANTED}"})
     result = CliRunner().invoke(spider, ["neo4j", "status", "--json"], prog_name="spider")
     assert result.exit_code == 0 and PLANTED not in result.output and '"uri": "bolt://u:***@h"' in result.output
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
+    """`spider models list | head -1`: the reader leaving is no error of spider's, so no message, and the exit
+    status a shell gives a writer that SIGPIPE ends (128 + 13)."""
+    command = [sys.executable, "-c", "from spider.query.cli.main import main; main()", "models", "list"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "SPIDER_HOME": str(tmp_path)})
+    process.stdout.close()  # before Python has started: its first write meets a pipe nobody reads
+    stderr = process.stderr.read().decode()
+    assert process.wait() == BROKEN_PIPE_EXIT == 141
+    assert stderr == ""
