@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.terminal import render_table
+from spider.indexer.tuning.pairs import PairsRun, build_pairs
 from spider.indexer.vectors import embedding
 
 
@@ -57,3 +58,31 @@ def models_list(include_fastembed: bool, as_json: bool) -> None:
     click.echo(render_table(["name", "dim", "pooling", "max_tokens", "query_prefix", "status"],
                             [[r["name"], str(r["dim"]), r["pooling"] or "", str(r["max_tokens"] or ""),
                               repr(r["query_prefix"]) if r["query_prefix"] else "", r["status"]] for r in rows]))
+
+
+@models.command("pairs")
+@click.argument("repositories", nargs=-1, required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The pairs, JSON lines; beside it OUT.progress (for resuming) and OUT.summary.json (counts).")
+@click.option("--max-commits", type=click.IntRange(min=1), default=PairsRun.max_commits, show_default=True,
+              help="The newest non-merge commits read per repository.")
+@click.option("--rev", default=PairsRun.rev, show_default=True, help="Where each repository's history is read from.")
+@click.option("--validation", "validation_share", type=click.FloatRange(0, 1, max_open=True),
+              default=PairsRun.validation_share, show_default=True,
+              help="Share of commits (chosen by hash) whose pairs are held out for validation.")
+@fail_cleanly
+def models_pairs(repositories: tuple[str, ...], out: Path, max_commits: int, rev: str, validation_share: float) -> None:
+    """Training pairs for `spider models tune` from the git history of REPOSITORIES (paths, bare or not; NAME=PATH
+    names one, else it is named as `spider index` names it): for each commit
+    whose message says enough (trailers, PR numbers, bot and release commits removed) and which changes 1-6
+    functions that are not test code, one pair per function: the message and the function's embedding text at
+    the parent commit. Deterministic; a rerun with the same OUT resumes."""
+    named: list[tuple[str | None, Path]] = [
+        (None, Path(r)) if "=" not in r or Path(r).exists() else (r.partition("=")[0], Path(r.partition("=")[2]))
+        for r in repositories]
+    summary = build_pairs(named, out, PairsRun(max_commits, rev, validation_share),
+                          report=lambda line: click.echo(line, err=True))
+    rows = [[name, lang_split, str(n)] for name, repo in summary["repositories"].items()
+            for lang_split, n in repo["pairs"].items()]
+    click.echo(render_table(["repository", "language/split", "pairs"], rows))
+    click.echo(f"{summary['pairs']} pairs in {out} (counts in {out.name}.summary.json)")
