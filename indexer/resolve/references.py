@@ -150,6 +150,10 @@ class Resolver:
                     self.bases.setdefault(src, []).append(dst)
                     bases[src] = self.bases[src]
                     _add(found, Rel.INHERITS, src, dst, resolution)
+            elif ref.kind == RefKind.MEMBER and ref.scope:  # the class of `Foo::m` contains it, wherever it is
+                method = entity_id(path, ref.scope)
+                for cls, resolution in self.resolve(path, ref.scope, ref.target, classes_only=True):
+                    _add(found, Rel.CONTAINS, cls, method, resolution)
         return found, bases
 
     def _link_file(self, path: str) -> dict[EdgeKey, Resolution]:
@@ -210,6 +214,9 @@ class Resolver:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
         language = self.files[path].language
         rules = rules_for(language)
+        if rules.nested_names:
+            return [(eid, Resolution.HEURISTIC if inferred else how)
+                    for eid, how in self._nested(path, scope, parts, classes_only, arity)]
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
             if named and rules.repeats_unknown and f"{named}#2" in self.entities:
@@ -377,6 +384,79 @@ class Resolver:
             by_file = {self._file_of(eid): eid for eid in self.linked.get((language, name), [])}  # `#ifdef` variants
             defined.update(by_file.values())  # of one file: its last, as a name its own file defines twice
         return ([defined.pop()], Resolution.IMPORT) if len(defined) == 1 else _OUTSIDE
+
+    # C++ ------------------------------------------------------------------------
+    def _nested(self, path: str, scope: str, parts: tuple[str, ...], classes_only: bool, arity: int | None
+                ) -> list[tuple[str, Resolution]]:
+        """A name used in `scope` as the translation unit sees it: `<self>.m` is a member of the method's class;
+        any other name is looked for under `scope` and each namespace or class enclosing it, innermost first (the first
+        that holds it hides the outer ones). Overloads are told apart by their parameter count alone; several
+        left: dropped."""
+        enclosing = [part.split("#")[0] for part in scope.split(".")]  # the function's own name: its local classes
+        if parts[0] == SELF:
+            found = self._qualified_member(path, ".".join(enclosing[:-1]), parts[1:]) if len(enclosing) > 1 else []
+        else:
+            found = []
+            for cut in range(len(enclosing), -1, -1):
+                found = self._qualified_member(path, ".".join(enclosing[:cut]), parts)
+                if found:
+                    break
+        if classes_only:
+            found = [(eid, how) for eid, how in found if self._is_class(eid)]
+        if len(found) > 1 and arity is not None:
+            found = [(eid, how) for eid, how in found if self.entities[eid][1].params in (arity, None)]
+        return found if len(found) == 1 else []
+
+    def _qualified_member(self, path: str, prefix: str, parts: tuple[str, ...], depth: int = 0
+                          ) -> list[tuple[str, Resolution]]:
+        """The definitions of `prefix.parts` the translation unit of `path` sees; failing that, where
+        `prefix.parts[:-1]` is a class it sees, the member of that name its bases have."""
+        dotted = ".".join(filter(None, (prefix, *parts)))
+        found = self._visible(path, dotted)
+        if found or depth > _MAX_DEPTH:
+            return found
+        owner = dotted.rpartition(".")[0]
+        classes = [eid for eid, _ in self._visible(path, owner) if self._is_class(eid)] if owner else []
+        if len(classes) != 1:
+            return []
+        for base in self._bases_of(classes[0]):
+            inherited = self._qualified_member(path, self.entities[base][1].qualname.split("#")[0], parts[-1:],
+                                               depth + 1)
+            if inherited:
+                return inherited
+        return []
+
+    def _visible(self, path: str, dotted: str) -> list[tuple[str, Resolution]]:
+        """The definitions named `dotted` (overloads: `f`, `f#2`, …) the translation unit of `path` sees: its own
+        file's (`exact`), else those its headers define, else, where it or they declare the name, the
+        repository's one definition with external linkage, as in C (`import`)."""
+        own = self._defined(path, dotted)
+        if own:
+            return [(eid, Resolution.EXACT) for eid in own]
+        defined: list[str] = []
+        declared = dotted in self.declared.get(path, ())
+        for header in self._includes(path):
+            self._read(header)
+            defined.extend(self._defined(header, dotted))
+            declared = declared or dotted in self.declared.get(header, ())
+        if not defined and declared:
+            language = self.files[path].language
+            self._read(("method", language, dotted.rpartition(".")[2]))
+            by_file: dict[str, list[str]] = defaultdict(list)
+            for eid in self.linked.get((language, dotted), []):
+                by_file[self._file_of(eid)].append(eid)
+            defined = next(iter(by_file.values())) if len(by_file) == 1 else []  # one file: overloads of it
+        return [(eid, Resolution.IMPORT) for eid in defined]
+
+    def _defined(self, path: str, dotted: str) -> list[str]:
+        first = entity_id(path, dotted)
+        if first not in self.entities:
+            return []
+        found, count = [first], 2
+        while f"{first}#{count}" in self.entities:
+            found.append(f"{first}#{count}")
+            count += 1
+        return found
 
     def _includes(self, path: str) -> list[str]:
         """The files `path` includes, directly or through the files it includes, each once (include guards
