@@ -1,10 +1,10 @@
-"""What C++ marks as generated and test code, and what the resolver makes of a
+"""Which language reads `.h`, what C++ marks as generated and test code, and what the resolver makes of a
 translation unit's names on small repositories: namespaces, classes, out-of-class methods, overloads, bases."""
 
 from __future__ import annotations
 
 import pytest
-from spider.indexer.languages import is_test_code
+from spider.indexer.languages import contested_languages, is_test_code, language_of
 from spider.indexer.languages.cpp.rules import generated
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.references import resolve_edges
@@ -12,11 +12,31 @@ from spider.indexer.schema import Rel
 
 
 def facts_of(sources: dict[str, str]) -> dict:
-    return {path: parse_file(path, code.encode()).facts for path, code in sources.items()}
+    contested = contested_languages(sources)
+    return {path: parse_file(path, code.encode(), language_of(path, contested)).facts
+            for path, code in sources.items()}
 
 
 def edges(sources: dict[str, str], rel: Rel = Rel.INVOKES) -> set[tuple[str, str, str]]:
     return {(e.src, e.dst, e.resolution.value) for e in resolve_edges(facts_of(sources)) if e.type == rel}
+
+
+@pytest.mark.parametrize(("paths", "expected"), [
+    (["a.c", "b.cpp", "c.cc", "x.h"], "cpp"),  # more C++ sources than C
+    (["a.c", "b.c", "c.cc", "x.h"], "c"),
+    (["a.c", "c.cc", "x.h"], "c"),  # a tie keeps the extension's own language
+    (["x.h", "y.h"], "c"),
+    (["a.hpp", "b.hpp", "x.h"], "cpp"),  # C++ headers count as C++ files
+])
+def test_a_header_is_cpp_where_cpp_files_outnumber_c_files(paths, expected):
+    assert language_of("x.h", contested_languages(paths)) == expected
+    assert language_of("x.h") == "c"  # without the snapshot's counts
+
+
+def test_a_header_is_parsed_as_the_snapshot_chose():
+    facts = facts_of({"a.cc": "", "b.cc": "", "x.h": "namespace n { struct S { void f() {} }; }\n"})
+    assert facts["x.h"].language == "cpp"
+    assert [e.qualname for e in facts["x.h"].entities] == ["n.S", "n.S.f"]
 
 
 @pytest.mark.parametrize(("path", "source", "expected"), [
@@ -42,19 +62,19 @@ def test_test_code(node_id, expected):
 
 
 SHOP = {
-    "base.hpp": "class Base {\n public:\n  virtual void ping() {}\n};\n",
-    "foo.hpp": (
-        '#pragma once\n#include "base.hpp"\nnamespace shop {\nclass Foo : public Base {\n public:\n  Foo();\n'
+    "base.h": "class Base {\n public:\n  virtual void ping() {}\n};\n",
+    "foo.h": (
+        '#pragma once\n#include "base.h"\nnamespace shop {\nclass Foo : public Base {\n public:\n  Foo();\n'
         "  void bar();\n  int baz(int x);\n  int baz(int x, int y);\n  void inl() { bar(); helper(); }\n};\n"
         "void helper();\n}\n"
     ),
     "foo.cpp": (
-        '#include "foo.hpp"\nnamespace shop {\nFoo::Foo() { bar(); }\nvoid Foo::bar() { baz(1); this->ping(); '
+        '#include "foo.h"\nnamespace shop {\nFoo::Foo() { bar(); }\nvoid Foo::bar() { baz(1); this->ping(); '
         "helper(); }\nint Foo::baz(int x) { return x; }\nint Foo::baz(int x, int y) { return x + y; }\n"
         "void helper() {}\n}\n"
     ),
     "main.cpp": (
-        '#include "foo.hpp"\nint main() {\n  shop::Foo f;\n  f.bar();\n  shop::Foo* p = new shop::Foo();\n'
+        '#include "foo.h"\nint main() {\n  shop::Foo f;\n  f.bar();\n  shop::Foo* p = new shop::Foo();\n'
         "  p->baz(1, 2);\n  shop::helper();\n  baz(1);\n  return 0;\n}\n"
     ),
 }
@@ -64,27 +84,27 @@ def test_calls_resolve_through_namespaces_classes_and_includes():
     assert edges(SHOP) == {
         ("foo.cpp:shop.Foo.Foo", "foo.cpp:shop.Foo.bar", "exact"),  # a member, before the namespace
         ("foo.cpp:shop.Foo.bar", "foo.cpp:shop.Foo.baz", "exact"),  # the overload of one parameter
-        ("foo.cpp:shop.Foo.bar", "base.hpp:Base.ping", "import"),  # `this->` reaches the base class
+        ("foo.cpp:shop.Foo.bar", "base.h:Base.ping", "import"),  # `this->` reaches the base class
         ("foo.cpp:shop.Foo.bar", "foo.cpp:shop.helper", "exact"),
-        ("foo.hpp:shop.Foo.inl", "foo.cpp:shop.Foo.bar", "import"),  # declared in the class, defined in foo.cpp
-        ("foo.hpp:shop.Foo.inl", "foo.cpp:shop.helper", "import"),
+        ("foo.h:shop.Foo.inl", "foo.cpp:shop.Foo.bar", "import"),  # declared in the class, defined in foo.cpp
+        ("foo.h:shop.Foo.inl", "foo.cpp:shop.helper", "import"),
         ("main.cpp:main", "foo.cpp:shop.Foo.bar", "import"),  # `f`'s declared type
         ("main.cpp:main", "foo.cpp:shop.Foo.baz#2", "import"),  # `p`'s, and two arguments
         ("main.cpp:main", "foo.cpp:shop.helper", "import"),
-        ("main.cpp:main", "foo.hpp:shop.Foo", "import"),  # `new shop::Foo()`; bare `baz(1)` is no member of main
+        ("main.cpp:main", "foo.h:shop.Foo", "import"),  # `new shop::Foo()`; bare `baz(1)` is no member of main
     }
 
 
 def test_a_class_contains_its_methods_defined_in_other_files():
     assert edges(SHOP, Rel.CONTAINS) >= {
-        ("foo.hpp:shop.Foo", "foo.cpp:shop.Foo.Foo", "import"), ("foo.hpp:shop.Foo", "foo.cpp:shop.Foo.bar", "import"),
-        ("foo.hpp:shop.Foo", "foo.cpp:shop.Foo.baz", "import"), ("foo.hpp:shop.Foo", "foo.cpp:shop.Foo.baz#2", "import"),
+        ("foo.h:shop.Foo", "foo.cpp:shop.Foo.Foo", "import"), ("foo.h:shop.Foo", "foo.cpp:shop.Foo.bar", "import"),
+        ("foo.h:shop.Foo", "foo.cpp:shop.Foo.baz", "import"), ("foo.h:shop.Foo", "foo.cpp:shop.Foo.baz#2", "import"),
     }
-    assert edges(SHOP, Rel.INHERITS) == {("foo.hpp:shop.Foo", "base.hpp:Base", "import")}
+    assert edges(SHOP, Rel.INHERITS) == {("foo.h:shop.Foo", "base.h:Base", "import")}
 
 
 def test_a_class_the_translation_unit_cannot_see_contains_nothing_elsewhere():
-    found = edges({"a/foo.hpp": "struct Foo { void m(); };\n", "b/foo.hpp": "struct Foo { void m(); };\n",
+    found = edges({"a/foo.h": "struct Foo { void m(); };\n", "b/foo.h": "struct Foo { void m(); };\n",
                    "foo.cpp": "void Foo::m() {}\n"}, Rel.CONTAINS)
     assert not [edge for edge in found if edge[1] == "foo.cpp:Foo.m"]
 
@@ -95,6 +115,6 @@ def test_an_overloaded_name_the_argument_count_does_not_tell_apart_is_dropped():
 
 
 def test_a_name_defined_in_two_files_the_unit_does_not_include_is_dropped():
-    sources = {"a.hpp": "namespace n { void f(); }\n", "a.cpp": '#include "a.hpp"\nvoid n::f() {}\n',
-               "b.cpp": '#include "a.hpp"\nvoid n::f() {}\n', "main.cpp": '#include "a.hpp"\nint main() { n::f(); }\n'}
+    sources = {"a.h": "namespace n { void f(); }\n", "a.cpp": '#include "a.h"\nvoid n::f() {}\n',
+               "b.cpp": '#include "a.h"\nvoid n::f() {}\n', "main.cpp": '#include "a.h"\nint main() { n::f(); }\n'}
     assert edges(sources) == set()
