@@ -14,7 +14,7 @@ cannot parse counts as syntax errors while what it parses is kept.
 Exports are dotted names with external linkage: a prototype or a method declared in its class (`ns.Foo.bar`,
 `name` only), and every definition that is not `static`, not in an anonymous namespace (`local` = its qualname).
 A call is kept when its callee is a name (`f`, `ns::f`, `Foo::bar`, `f<T>`), `this->m()` (`<self>.m`), `new T`
-(the class), or a method called on a parameter or local whose declared type names a class (`Foo x;`, `Foo* p`,
+and `T x(…)` / `T x{…}` (the class), or a method called on a parameter or local whose declared type names a class (`Foo x;`, `Foo* p`,
 `const Foo& r`, `auto x = new Foo`; `auto x = Foo(…)` is inferred); calls through a parameter, local or
 file-scope variable or a macro of the file, and on receivers of unknown type, are dropped. Nothing recurses over
 the tree.
@@ -278,7 +278,7 @@ class _Extractor:
 
     def definition(self, node: Node, where: _Where) -> None:
         name, function = _definition_name(node)
-        if name is None:
+        if name is None or node.child_by_field_name("body") is None:  # `~T() = default;`, `= delete;`: no body
             return
         dotted = where.under(".".join(name))
         owner = dotted.rpartition(".")[0]
@@ -329,6 +329,7 @@ class _Extractor:
         matches = tree_sitter.QueryCursor(_query()).matches(node)
         shadowing: set[str] = set()  # parameters and locals: no function
         typed: dict[str, tuple[list[str], bool]] = {}  # variable -> (its class, whether inferred)
+        constructed: list[Reference] = []  # `Foo x(1);`, `Foo x{1};`: calls of the class
         for declaration in (n for _, found in matches for n in found.get("declaration", ())):
             declared = type_name(declaration.child_by_field_name("type"))
             for declarator in declaration.children_by_field_name("declarator"):
@@ -341,6 +342,9 @@ class _Extractor:
                 value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
                 if declared is not None:
                     typed[name] = (declared, False)
+                    if value is not None and value.type in ("argument_list", "initializer_list"):
+                        constructed.append(Reference(qualname, RefKind.CALL, tuple(declared), first_line(declarator),
+                                                     value.named_child_count))
                 elif value is not None and value.type == "new_expression":  # `auto x = new Foo(…)`
                     made = type_name(value.child_by_field_name("type"))
                     if made is not None:
@@ -351,20 +355,22 @@ class _Extractor:
         calls = sorted((found for _, found in matches if "call" in found
                         and not any(start <= found["call"][0].start_byte < end for start, end in nested)),
                        key=lambda f: f["call"][0].start_byte)  # a local class's methods make their own calls
+        references = constructed
         for found in calls:
             line = first_line(found["call"][0])
             if "new" in found:
                 made = type_name(found["new"][0])
                 arguments = found["call"][0].child_by_field_name("arguments")
                 if made is not None:
-                    self.facts.references.append(Reference(
+                    references.append(Reference(
                         qualname, RefKind.CALL, tuple(made), line,
                         arguments.named_child_count if arguments is not None else 0))
                 continue
             callee, arity = found["callee"][0], found["arguments"][0].named_child_count
             target, inferred = self._target(callee, shadowing, typed)
             if target is not None:
-                self.facts.references.append(Reference(qualname, RefKind.CALL, target, line, arity, inferred))
+                references.append(Reference(qualname, RefKind.CALL, target, line, arity, inferred))
+        self.facts.references.extend(sorted(references, key=lambda reference: reference.line))
 
     def _target(self, callee: Node, shadowing: set[str], typed: dict[str, tuple[list[str], bool]]
                 ) -> tuple[tuple[str, ...] | None, bool]:
