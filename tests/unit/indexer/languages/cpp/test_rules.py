@@ -9,6 +9,7 @@ from spider.indexer.languages.cpp.rules import generated
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.references import resolve_edges
 from spider.indexer.schema import Rel
+from spider.indexer.source.walk import skip_reason_for_path
 
 
 def facts_of(sources: dict[str, str]) -> dict:
@@ -47,6 +48,12 @@ def test_a_header_is_parsed_as_the_snapshot_chose():
 ])
 def test_generated(path, source, expected):
     assert generated(path, source) is expected
+
+
+@pytest.mark.parametrize("path", ["third_party/abseil/strings.cc", "external/json/json.hpp", "deps/fmt/format.cc",
+                                  "vendor/catch/catch.hpp"])
+def test_vendored_trees_are_skipped(path):
+    assert skip_reason_for_path(path) == "vendored"
 
 
 @pytest.mark.parametrize(("node_id", "expected"), [
