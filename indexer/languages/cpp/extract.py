@@ -15,7 +15,7 @@ Exports are dotted names with external linkage: a prototype or a method declared
 `name` only), and every definition that is not `static`, not in an anonymous namespace (`local` = its qualname).
 A call is kept when its callee is a name (`f`, `ns::f`, `Foo::bar`, `f<T>`), `this->m()` (`<self>.m`), `new T`
 and `T x(…)` / `T x{…}` (the class), or a method called on a parameter or local whose declared type names a class (`Foo x;`, `Foo* p`,
-`const Foo& r`, `auto x = new Foo`; `auto x = Foo(…)` is inferred); calls through a parameter, local or
+`const Foo& r`, `for (Foo& x : xs)`, `auto x = new Foo`; `auto x = Foo(…)` is inferred); calls through a parameter, local or
 file-scope variable or a macro of the file, and on receivers of unknown type, are dropped. Nothing recurses over
 the tree.
 """
@@ -65,7 +65,7 @@ _MACRO_WORD = re.compile(rb"(?m)(^[ \t]*(?:(?:friend|inline|static|constexpr|vir
 _QUERY = """
 (call_expression function: (_) @callee arguments: (argument_list) @arguments) @call
 (new_expression type: (_) @new) @call
-[(declaration) (parameter_declaration) (optional_parameter_declaration)] @declaration
+[(declaration) (parameter_declaration) (optional_parameter_declaration) (for_range_loop)] @declaration
 (function_definition) @function
 """
 
