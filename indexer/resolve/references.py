@@ -15,6 +15,7 @@ which walks the bases found so far in file order, memoises nothing across files.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
@@ -42,6 +43,7 @@ Found = tuple[list[Target], Resolution]
 _OUTSIDE: Found = ([], Resolution.IMPORT)  # lookup result for a name imported from outside the repo
 _MAX_DEPTH = 12  # re-export chains and inheritance deeper than this are given up on (and cycles end)
 _STRENGTH = {Resolution.EXACT: 0, Resolution.IMPORT: 1, Resolution.HEURISTIC: 2}
+_OVERLOAD = re.compile(r"#\d+\Z")  # `f#2`: the second definition of `f` in its scope
 
 
 EdgeKey = tuple[Rel, str, str]
@@ -96,6 +98,10 @@ class Resolver:
                     self.imports[(path, imp.scope)][imp.alias] = imp
         self._import_memo: dict[tuple[str, Import], tuple[Target | None, frozenset]] = {}
         self._included: dict[str, list[str]] = {}  # LINKED files -> the files they include, transitively
+        self._include_sets: dict[str, frozenset[str]] = {}
+        self._direct: dict[str, list[str]] = {}
+        self._definers: dict[str, list[str]] | None = None  # `nested_names`: see _nested_index
+        self._declarers: dict[str, set[str]] = {}
         self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
         self._resolving: list[list] = []  # the imports being resolved: [key, ran into a cycle]
 
@@ -433,12 +439,12 @@ class Resolver:
         own = self._defined(path, dotted)
         if own:
             return [(eid, Resolution.EXACT) for eid in own]
-        defined: list[str] = []
-        declared = dotted in self.declared.get(path, ())
-        for header in self._includes(path):
-            self._read(header)
-            defined.extend(self._defined(header, dotted))
-            declared = declared or dotted in self.declared.get(header, ())
+        included = self._include_set(path)
+        if self._reads:  # what any of them defines or declares may change the answer
+            self._reads[-1].update(included)
+        definers, declarers = self._nested_index()
+        defined = [eid for file in definers.get(dotted, ()) if file in included for eid in self._defined(file, dotted)]
+        declared = dotted in self.declared.get(path, ()) or not declarers.get(dotted, set()).isdisjoint(included)
         if not defined and declared:
             language = self.files[path].language
             self._read(("method", language, dotted.rpartition(".")[2]))
@@ -447,6 +453,25 @@ class Resolver:
                 by_file[self._file_of(eid)].append(eid)
             defined = next(iter(by_file.values())) if len(by_file) == 1 else []  # one file: overloads of it
         return [(eid, Resolution.IMPORT) for eid in defined]
+
+    def _include_set(self, path: str) -> frozenset[str]:
+        found = self._include_sets.get(path)
+        if found is None:
+            found = self._include_sets[path] = frozenset(self._includes(path))
+        return found
+
+    def _nested_index(self) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+        """The files defining each dotted name (overloads `f#2` under `f`) and the files declaring it, built when
+        first asked: a translation unit includes a hundred headers, and a name is looked up under each prefix."""
+        if self._definers is None:
+            self._definers, self._declarers = defaultdict(list), defaultdict(set)
+            for path, facts in self.files.items():
+                for name in dict.fromkeys(_OVERLOAD.sub("", e.qualname) for e in facts.entities):
+                    self._definers[name].append(path)
+            for path, names in self.declared.items():
+                for name in names:
+                    self._declarers[name].add(path)
+        return self._definers, self._declarers
 
     def _defined(self, path: str, dotted: str) -> list[str]:
         first = entity_id(path, dotted)
@@ -463,15 +488,22 @@ class Resolver:
         make cycles harmless in C, and here)."""
         found = self._included.get(path)
         if found is None:
-            modules = self.modules.of(self.files[path].language)
             seen, queue = {path}, [path]
             for file in queue:
-                for imp in self.star_imports.get((file, None), []):
-                    module = modules.module(file, imp.module)
-                    if module is not None and module.path not in seen and module.path in self.files:
-                        seen.add(module.path)
-                        queue.append(module.path)
+                for included in self._direct_includes(file):
+                    if included not in seen:
+                        seen.add(included)
+                        queue.append(included)
             found = self._included[path] = queue[1:]
+        return found
+
+    def _direct_includes(self, path: str) -> list[str]:
+        """The files `path` names in its includes (each header's are looked up once, not once per includer)."""
+        found = self._direct.get(path)
+        if found is None:
+            modules = self.modules.of(self.files[path].language)
+            named = (modules.module(path, imp.module) for imp in self.star_imports.get((path, None), []))
+            found = self._direct[path] = [m.path for m in named if m is not None and m.path in self.files]
         return found
 
     def _qualified(self, path: str, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:
