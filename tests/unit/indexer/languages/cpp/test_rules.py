@@ -125,3 +125,10 @@ def test_a_name_defined_in_two_files_the_unit_does_not_include_is_dropped():
     sources = {"a.h": "namespace n { void f(); }\n", "a.cpp": '#include "a.h"\nvoid n::f() {}\n',
                "b.cpp": '#include "a.h"\nvoid n::f() {}\n', "main.cpp": '#include "a.h"\nint main() { n::f(); }\n'}
     assert edges(sources) == set()
+
+
+def test_a_class_a_function_defines_is_looked_up_in_the_function_first():
+    source = ("struct handler { int on_arg(int id); };\nint on_arg(int id) { return id; }\n"
+              "int run() {\n  struct handler { int on_arg(int id) { return id; } };\n  handler h;\n"
+              "  return h.on_arg(1);\n}\n")
+    assert edges({"run.cpp": source}) == {("run.cpp:run", "run.cpp:run.handler.on_arg", "exact")}
