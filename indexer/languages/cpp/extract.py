@@ -8,16 +8,16 @@ a body are Functions; lambdas are not. A span starts at the `template<…>` line
 class (`void ns::Foo::bar() {…}`) is `ns.Foo.bar` of the file it is written in: the Class contains it when the
 same file defines the class, else a `member` reference names the class, which the resolver finds through the
 includes. Classes, structs and unions with a body are Classes. The preprocessor is not run: every `#if` branch
-and `extern "C" {…}` is read, a line holding nothing but an all-caps macro is read as blank, and what tree-sitter
-cannot parse counts as syntax errors while what it parses is kept.
+(of branches that each open the same braces, the first only) and `extern "C" {…}` is read, attribute-like all-caps
+macros read as blank, and what tree-sitter cannot parse counts as syntax errors while what it parses is kept.
 
-Exports are dotted names with external linkage: a prototype or a method declared in its class (`ns.Foo.bar`,
-`name` only), and every definition that is not `static`, not in an anonymous namespace (`local` = its qualname).
-A call is kept when its callee is a name (`f`, `ns::f`, `Foo::bar`, `f<T>`), `this->m()` (`<self>.m`), `new T`
-and `T x(…)` / `T x{…}` (the class), or a method called on a parameter or local whose declared type names a class (`Foo x;`, `Foo* p`,
-`const Foo& r`, `for (Foo& x : xs)`, `auto x = new Foo`; `auto x = Foo(…)` is inferred); calls through a parameter, local or
-file-scope variable or a macro of the file, and on receivers of unknown type, are dropped. Nothing recurses over
-the tree.
+Exports are dotted names with external linkage: a prototype or a method declared in its class (`ns.Foo.bar`, `name`
+only), and every definition that is not `static`, not in an anonymous namespace (`local` = its qualname). A call is
+kept when its callee is a name (`f`, `ns::f`, `Foo::bar`, `f<T>`), `this->m()` (`<self>.m`), `new T` and `T x(…)` /
+`T x{…}` (the class), or a method called on a parameter or local whose declared type names a class (`Foo x;`,
+`Foo* p`, `const Foo& r`, `for (Foo& x : xs)`, `auto x = new Foo`; `auto x = Foo(…)` is inferred); calls through a
+parameter, local or file-scope variable or a macro of the file, and on receivers of unknown type, are dropped.
+Nothing recurses over the tree.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ _MACRO_LINE = re.compile(rb"(?m)^[ \t]*[A-Z][A-Z0-9_]*[ \t]*(?:\([^;{}\n]*\))?[ 
 _MACRO_WORD = re.compile(rb"(?m)(^[ \t]*(?:(?:friend|inline|static|constexpr|virtual)[ \t]+)*"
                          rb"|\)[ \t]*(?:(?:const|noexcept|override)[ \t]*)*)"
                          rb"([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*(?:$|[A-Za-z_~{;&*]))")
+_LITERAL = re.compile(rb"//.*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")  # a comment or literal: no braces
 _QUERY = """
 (call_expression function: (_) @callee arguments: (argument_list) @arguments) @call
 (new_expression type: (_) @new) @call
@@ -93,12 +94,42 @@ class _Where:
 
 
 def _without_macros(source: bytes) -> bytes:
-    """The source with its attribute-like macros as spaces: every node keeps its place. Twice, for two macros in
-    a row (`FMT_EXPORT FMT_CONSTEXPR auto f()`)."""
-    source = _MACRO_LINE.sub(lambda line: b" " * len(line.group()), source)
+    """The source with its attribute-like macros and alternative `#else` branches as spaces: every node keeps its
+    place. Twice, for two macros in a row (`FMT_EXPORT FMT_CONSTEXPR auto f()`)."""
+    source = _first_branches(_MACRO_LINE.sub(lambda line: b" " * len(line.group()), source))
     for _ in range(2):
         source = _MACRO_WORD.sub(lambda word: word.group(1) + b" " * len(word.group(2)), source)
     return source
+
+
+def _first_branches(source: bytes) -> bytes:
+    """Where every branch of an `#if` opens (or closes) the same number of braces, alternative headers of one
+    function or block (`#if A` `if (x) {` `#else` `if (y) {` `#endif`), all but the first read as blank: read
+    together, they nest the rest of the file inside the function (the ground truth kept the first too)."""
+    lines = source.split(b"\n")
+    groups: list[list[list[int]]] = []  # open `#if`s: their branches as [first line, end line, brace balance]
+    blank: list[tuple[int, int]] = []
+    for number, line in enumerate(lines):
+        directive = line.lstrip()[1:].lstrip() if line.lstrip().startswith(b"#") else None
+        if directive is not None and directive.startswith(b"if"):
+            groups.append([[number + 1, number + 1, 0]])
+        elif directive is not None and directive.startswith((b"elif", b"else")) and groups:
+            groups[-1][-1][1] = number
+            groups[-1].append([number + 1, number + 1, 0])
+        elif directive is not None and directive.startswith(b"endif") and groups:
+            branches = groups.pop()
+            branches[-1][1] = number
+            balance = branches[0][2]
+            if len(branches) > 1 and balance and all(branch[2] == balance for branch in branches):
+                blank.extend((start, end) for start, end, _ in branches[1:])
+            if groups:
+                groups[-1][-1][2] += balance
+        elif groups:
+            code = _LITERAL.sub(b"", line)
+            groups[-1][-1][2] += code.count(b"{") - code.count(b"}")
+    for start, end in blank:
+        lines[start:end] = [b" " * len(line) for line in lines[start:end]]
+    return b"\n".join(lines)
 
 
 def scoped_name(node: Node | None) -> list[str] | None:
