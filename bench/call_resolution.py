@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from spider.indexer.languages import contested_languages, language_of  # noqa: E402
 from spider.indexer.parse.parse_file import parse_file  # noqa: E402
 from spider.indexer.resolve.codegraph import build_graph  # noqa: E402
 from spider.indexer.schema import Rel  # noqa: E402
@@ -24,7 +25,8 @@ from tests.fixtures.shop import FIXTURES  # noqa: E402
 
 def measure(language: str) -> dict:
     fixture = FIXTURES[language]
-    outcomes = [parse_file(path, code.encode()) for path, code in fixture.files.items()]
+    contested = contested_languages(fixture.files)  # `.h`: C or C++, as the pipeline chooses
+    outcomes = [parse_file(path, code.encode(), language_of(path, contested)) for path, code in fixture.files.items()]
     graph = build_graph(
         {o.path: o.facts for o in outcomes if o.facts}, "shop", {o.path: o.code for o in outcomes if o.facts}
     )

@@ -33,6 +33,7 @@ class Language(StrEnum):
     GO = "go"
     C = "c"
     RUST = "rust"
+    CPP = "cpp"
 
 
 class Resolution(StrEnum):

@@ -111,7 +111,7 @@ def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id
     sources = [SourceFile(*f) for f in files]
     outcomes = parse_batch(commit, sources)
     with open_parse_cache() as cache:
-        cache.put_many(zip((f.blob for f in sources), outcomes))
+        cache.put_many(zip((f.parsed_as for f in sources), outcomes))
     parsed = [outcome_to_dict(o) for o in outcomes]
     if job_id:
         jobs.batch_done(worker_store(), job_id, batch, len(files))
@@ -221,7 +221,8 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
     if running:
         return running, None
     header = [
-        parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev, [[f.path, f.blob, f.size] for f in batch],
+        parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev,
+                           [[f.path, f.blob, f.size, f.language] for f in batch],
                            job_id=job_id, batch=index)
         for index, batch in enumerate(batches(to_parse))
     ]

@@ -1,15 +1,17 @@
 """The languages spider reads. Each is a plug-in: a package here that registers, when imported, the file extensions
-(and whole file names: a build manifest such as Go's `go.mod`) it reads, its extractor (source -> FileFacts) and its
+(and whole file names: a build manifest such as Go's `go.mod`) it reads, the extensions it contests with another
+language (`.h`: C or C++, whichever has more files in the snapshot), its extractor (source -> FileFacts) and its
 resolution rules (`rules.LanguageRules`). Every package here is imported with this one; a language from elsewhere
 (a test's) registers itself the same way."""
 
 from __future__ import annotations
 
 import pkgutil
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from spider.indexer.languages.rules import LanguageRules, TestCode
 from spider.indexer.parse.facts import FileFacts
@@ -26,15 +28,20 @@ class _Registered:
 _BY_EXTENSION: dict[str, _Registered] = {}
 _BY_NAME: dict[str, _Registered] = {}  # whole file names ("go.mod"), before extensions
 _RULES: dict[str, LanguageRules] = {}
+_BY_LANGUAGE: dict[str, _Registered] = {}
+_CONTESTED: dict[str, list[str]] = {}  # extension -> the languages that read it where they have more files
 
 
 def register_language(
     language: str, extensions: Iterable[str], extract: Extractor, rules: LanguageRules,
-    file_names: Iterable[str] = (),
+    file_names: Iterable[str] = (), contested: Iterable[str] = (),
 ) -> Callable[[], None]:
     """Read files with these extensions (".py", lower case) or these exact names ("go.mod") with `extract` as
-    files of `language`, resolved by `rules`. Returns what undoes the registration."""
-    extensions, file_names = tuple(extensions), tuple(file_names)
+    files of `language`, resolved by `rules`; files with a `contested` extension another language registered too,
+    in a snapshot where the files of `language`'s own extensions outnumber those of that language's
+    (`contested_languages`). Returns what undoes the registration."""
+    extensions, file_names, contested = tuple(extensions), tuple(file_names), tuple(contested)
+
     taken = [e for e in extensions if e in _BY_EXTENSION] + [n for n in file_names if n in _BY_NAME]
     taken += [language] if language in _RULES else []
     if taken:
@@ -42,6 +49,9 @@ def register_language(
     _BY_EXTENSION.update(dict.fromkeys(extensions, _Registered(language, extract)))
     _BY_NAME.update(dict.fromkeys(file_names, _Registered(language, extract)))
     _RULES[language] = rules
+    _BY_LANGUAGE[language] = _Registered(language, extract)
+    for extension in contested:
+        _CONTESTED.setdefault(extension, []).append(language)
     _test_file.cache_clear()
 
     def unregister() -> None:
@@ -50,6 +60,9 @@ def register_language(
         for name in file_names:
             del _BY_NAME[name]
         del _RULES[language]
+        del _BY_LANGUAGE[language]
+        for extension in contested:
+            _CONTESTED[extension].remove(language)
         _test_file.cache_clear()
 
     return unregister
@@ -76,13 +89,32 @@ def _registered(path: str) -> _Registered | None:
     return _BY_NAME.get(path.rpartition("/")[2]) or _BY_EXTENSION.get(_suffix(path))
 
 
-def language_of(path: str) -> str | None:
+def contested_languages(paths: Iterable[str]) -> dict[str, str]:
+    """Which language reads each contested extension in a snapshot of these files, where it is not the one that
+    registered the extension: the contender whose own files outnumber the owner's (a tie keeps the owner)."""
+    counts = Counter(entry.language for path in paths
+                     if _suffix(path) not in _CONTESTED and (entry := _registered(path)) is not None)
+    chosen = {}
+    for extension, contenders in _CONTESTED.items():
+        owner = _BY_EXTENSION.get(extension)
+        best = max(contenders, key=lambda language: counts[language], default=None)
+        if owner is not None and best is not None and counts[best] > counts[owner.language]:
+            chosen[extension] = best
+    return chosen
+
+
+def language_of(path: str, contested: Mapping[str, str] = {}) -> str | None:
+    """The language of a file; `contested`: the snapshot's choices for contested extensions."""
+    chosen = contested.get(_suffix(path)) if contested else None
+    if chosen is not None:
+        return chosen
     entry = _registered(path)
     return entry.language if entry else None
 
 
-def extractor_for(path: str) -> Extractor | None:
-    entry = _registered(path)
+def extractor_for(path: str, language: str | None = None) -> Extractor | None:
+    """The extractor of a file, read as `language` where the snapshot chose it (a contested extension)."""
+    entry = _BY_LANGUAGE.get(language) if language is not None else _registered(path)
     return entry.extract if entry else None
 
 

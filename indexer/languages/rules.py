@@ -103,6 +103,10 @@ class LanguageRules:
     prefix_scope: bool = True  # a bare name may mean an entity under an enclosing part of the caller's qualname
     # (TS namespace members, nested functions); False where an inner scope does not see outer ones (Rust modules)
     methods_in_package: bool = False  # a type's methods may stand in other files, as `Type.m` (Go, Rust)
+    # a name is looked up in the translation unit (its file and what it includes, `Exports.LINKED`) under each
+    # namespace and class enclosing the caller, innermost first, its class's bases too; several left after the
+    # argument count: none (C++)
+    nested_names: bool = False
     guess_methods: bool = True  # `x.m()` on a receiver of unknown type may mean the repo's one method named m
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
     vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)

@@ -37,7 +37,8 @@ _SOURCES = Path(__file__).parents[1]  # indexer/
 _FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve",
                    "schema.py", "languages")
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
-             "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust")
+             "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust",
+             "tree-sitter-cpp")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 _SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them
 

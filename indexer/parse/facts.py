@@ -55,6 +55,7 @@ def built_through_slots(cls: type) -> type:
 class RefKind(StrEnum):
     CALL = "call"  # becomes INVOKES
     INHERIT = "inherit"  # becomes INHERITS
+    MEMBER = "member"  # the class a method defined outside it belongs to: CONTAINS from the class (C++ `Foo::m`)
 
 
 @pickled_by_fields

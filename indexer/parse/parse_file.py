@@ -48,8 +48,9 @@ def as_utf8(data: bytes) -> tuple[bytes, list[str]]:
     return data, []
 
 
-def parse_file(path: str, data: bytes) -> ParseOutcome:
-    extract = extractor_for(path)
+def parse_file(path: str, data: bytes, language: str | None = None) -> ParseOutcome:
+    """`language`: the one the snapshot chose for a contested extension (None: the extension's)."""
+    extract = extractor_for(path, language)
     if extract is None:
         return ParseOutcome(path, skipped="unsupported language")
     data, warnings = as_utf8(data)

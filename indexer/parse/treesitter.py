@@ -7,6 +7,7 @@ from typing import Callable, Iterator
 
 import tree_sitter
 import tree_sitter_c
+import tree_sitter_cpp
 import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
@@ -27,6 +28,7 @@ _GRAMMARS: dict[str, Callable[[], object]] = {
     "go": tree_sitter_go.language,
     "c": tree_sitter_c.language,
     "rust": tree_sitter_rust.language,
+    "cpp": tree_sitter_cpp.language,
 }
 
 

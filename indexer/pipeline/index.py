@@ -91,7 +91,7 @@ def default_repo_name(commit: Commit) -> str:
 def parse_batch(commit: Commit, files: list[SourceFile]) -> list[ParseOutcome]:
     """The unit of parallel work: read a batch of blobs and parse each (Celery's parse task calls this)."""
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
-    return [parse_file(f.path, data) if (data := blobs[f.blob]) is not None
+    return [parse_file(f.path, data, f.language) if (data := blobs[f.blob]) is not None
             else ParseOutcome(f.path, skipped=UNREADABLE_BLOB) for f in files]
 
 
@@ -132,10 +132,10 @@ def collect_outcomes(
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
     with open_parse_cache() as cache:
-        cached = cache.get_many((f.path, f.blob) for f in reusable)
+        cached = cache.get_many((f.path, f.parsed_as) for f in reusable)
         todo = [f for f in files if f.path not in parsed and f.path not in cached]
         fresh = parse_all(commit, todo, progress)
-        cache.put_many(zip((f.blob for f in todo), fresh))
+        cache.put_many(zip((f.parsed_as for f in todo), fresh))
     if base is not None:
         report.incremental = IncrementalRun(base.snapshot, base.changed_count(files), len(files) - len(cached))
     by_path = {**{path: c.outcome for path, c in cached.items()}, **parsed, **{o.path: o for o in fresh}}
@@ -169,7 +169,7 @@ def graph_of(
     report.skipped_files = [{"path": path, "reason": reason} for path, reason in sorted(skipped_files)]
     report.warned_files = sorted(warned_files, key=lambda f: f["path"])
     report.files_parsed = len(facts)
-    blobs = {f.path: f.blob for f in selection.files}
+    blobs = {f.path: f.parsed_as for f in selection.files}
     runs: list[ResolutionRun] = []
 
     def resolve(kept: dict[str, FileFacts]) -> list[GraphEdge]:

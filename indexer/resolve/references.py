@@ -15,6 +15,7 @@ which walks the bases found so far in file order, memoises nothing across files.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
@@ -42,6 +43,7 @@ Found = tuple[list[Target], Resolution]
 _OUTSIDE: Found = ([], Resolution.IMPORT)  # lookup result for a name imported from outside the repo
 _MAX_DEPTH = 12  # re-export chains and inheritance deeper than this are given up on (and cycles end)
 _STRENGTH = {Resolution.EXACT: 0, Resolution.IMPORT: 1, Resolution.HEURISTIC: 2}
+_OVERLOAD = re.compile(r"#\d+\Z")  # `f#2`: the second definition of `f` in its scope
 
 
 EdgeKey = tuple[Rel, str, str]
@@ -96,6 +98,10 @@ class Resolver:
                     self.imports[(path, imp.scope)][imp.alias] = imp
         self._import_memo: dict[tuple[str, Import], tuple[Target | None, frozenset]] = {}
         self._included: dict[str, list[str]] = {}  # LINKED files -> the files they include, transitively
+        self._include_sets: dict[str, frozenset[str]] = {}
+        self._direct: dict[str, list[str]] = {}
+        self._definers: dict[str, list[str]] | None = None  # `nested_names`: see _nested_index
+        self._declarers: dict[str, set[str]] = {}
         self._reads: list[set[Read]] = []  # one frame per file and per import being resolved
         self._resolving: list[list] = []  # the imports being resolved: [key, ran into a cycle]
 
@@ -150,6 +156,10 @@ class Resolver:
                     self.bases.setdefault(src, []).append(dst)
                     bases[src] = self.bases[src]
                     _add(found, Rel.INHERITS, src, dst, resolution)
+            elif ref.kind == RefKind.MEMBER and ref.scope:  # the class of `Foo::m` contains it, wherever it is
+                method = entity_id(path, ref.scope)
+                for cls, resolution in self.resolve(path, ref.scope, ref.target, classes_only=True):
+                    _add(found, Rel.CONTAINS, cls, method, resolution)
         return found, bases
 
     def _link_file(self, path: str) -> dict[EdgeKey, Resolution]:
@@ -210,6 +220,9 @@ class Resolver:
         """Entity ids a dotted name used inside `scope` of `path` refers to, each with how it was found."""
         language = self.files[path].language
         rules = rules_for(language)
+        if rules.nested_names:
+            return [(eid, Resolution.HEURISTIC if inferred else how)
+                    for eid, how in self._nested(path, scope, parts, classes_only, arity)]
         if len(parts) > 1:  # JS `exports.foo()`, `proto.format()`: entities named by their assignment target
             named = self._named_by_target(path, scope, ".".join(parts))
             if named and rules.repeats_unknown and f"{named}#2" in self.entities:
@@ -378,20 +391,119 @@ class Resolver:
             defined.update(by_file.values())  # of one file: its last, as a name its own file defines twice
         return ([defined.pop()], Resolution.IMPORT) if len(defined) == 1 else _OUTSIDE
 
+    # C++ ------------------------------------------------------------------------
+    def _nested(self, path: str, scope: str, parts: tuple[str, ...], classes_only: bool, arity: int | None
+                ) -> list[tuple[str, Resolution]]:
+        """A name used in `scope` as the translation unit sees it: `<self>.m` is a member of the method's class;
+        any other name is looked for under `scope` and each namespace or class enclosing it, innermost first (the first
+        that holds it hides the outer ones). Overloads are told apart by their parameter count alone; several
+        left: dropped."""
+        enclosing = [part.split("#")[0] for part in scope.split(".")]  # the function's own name: its local classes
+        if parts[0] == SELF:
+            found = self._qualified_member(path, ".".join(enclosing[:-1]), parts[1:]) if len(enclosing) > 1 else []
+        else:
+            found = []
+            for cut in range(len(enclosing), -1, -1):
+                found = self._qualified_member(path, ".".join(enclosing[:cut]), parts)
+                if found:
+                    break
+        if classes_only:
+            found = [(eid, how) for eid, how in found if self._is_class(eid)]
+        if len(found) > 1 and arity is not None:
+            found = [(eid, how) for eid, how in found if self.entities[eid][1].params in (arity, None)]
+        return found if len(found) == 1 else []
+
+    def _qualified_member(self, path: str, prefix: str, parts: tuple[str, ...], depth: int = 0
+                          ) -> list[tuple[str, Resolution]]:
+        """The definitions of `prefix.parts` the translation unit of `path` sees; failing that, where
+        `prefix.parts[:-1]` is a class it sees, the member of that name its bases have."""
+        dotted = ".".join(filter(None, (prefix, *parts)))
+        found = self._visible(path, dotted)
+        if found or depth > _MAX_DEPTH:
+            return found
+        owner = dotted.rpartition(".")[0]
+        classes = [eid for eid, _ in self._visible(path, owner) if self._is_class(eid)] if owner else []
+        if len(classes) != 1:
+            return []
+        for base in self._bases_of(classes[0]):
+            inherited = self._qualified_member(path, self.entities[base][1].qualname.split("#")[0], parts[-1:],
+                                               depth + 1)
+            if inherited:
+                return inherited
+        return []
+
+    def _visible(self, path: str, dotted: str) -> list[tuple[str, Resolution]]:
+        """The definitions named `dotted` (overloads: `f`, `f#2`, …) the translation unit of `path` sees: its own
+        file's (`exact`), else those its headers define, else, where it or they declare the name, the
+        repository's one definition with external linkage, as in C (`import`)."""
+        own = self._defined(path, dotted)
+        if own:
+            return [(eid, Resolution.EXACT) for eid in own]
+        included = self._include_set(path)
+        if self._reads:  # what any of them defines or declares may change the answer
+            self._reads[-1].update(included)
+        definers, declarers = self._nested_index()
+        defined = [eid for file in definers.get(dotted, ()) if file in included for eid in self._defined(file, dotted)]
+        declared = dotted in self.declared.get(path, ()) or not declarers.get(dotted, set()).isdisjoint(included)
+        if not defined and declared:
+            language = self.files[path].language
+            self._read(("method", language, dotted.rpartition(".")[2]))
+            by_file: dict[str, list[str]] = defaultdict(list)
+            for eid in self.linked.get((language, dotted), []):
+                by_file[self._file_of(eid)].append(eid)
+            defined = next(iter(by_file.values())) if len(by_file) == 1 else []  # one file: overloads of it
+        return [(eid, Resolution.IMPORT) for eid in defined]
+
+    def _include_set(self, path: str) -> frozenset[str]:
+        found = self._include_sets.get(path)
+        if found is None:
+            found = self._include_sets[path] = frozenset(self._includes(path))
+        return found
+
+    def _nested_index(self) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+        """The files defining each dotted name (overloads `f#2` under `f`) and the files declaring it, built when
+        first asked: a translation unit includes a hundred headers, and a name is looked up under each prefix."""
+        if self._definers is None:
+            self._definers, self._declarers = defaultdict(list), defaultdict(set)
+            for path, facts in self.files.items():
+                for name in dict.fromkeys(_OVERLOAD.sub("", e.qualname) for e in facts.entities):
+                    self._definers[name].append(path)
+            for path, names in self.declared.items():
+                for name in names:
+                    self._declarers[name].add(path)
+        return self._definers, self._declarers
+
+    def _defined(self, path: str, dotted: str) -> list[str]:
+        first = entity_id(path, dotted)
+        if first not in self.entities:
+            return []
+        found, count = [first], 2
+        while f"{first}#{count}" in self.entities:
+            found.append(f"{first}#{count}")
+            count += 1
+        return found
+
     def _includes(self, path: str) -> list[str]:
         """The files `path` includes, directly or through the files it includes, each once (include guards
         make cycles harmless in C, and here)."""
         found = self._included.get(path)
         if found is None:
-            modules = self.modules.of(self.files[path].language)
             seen, queue = {path}, [path]
             for file in queue:
-                for imp in self.star_imports.get((file, None), []):
-                    module = modules.module(file, imp.module)
-                    if module is not None and module.path not in seen and module.path in self.files:
-                        seen.add(module.path)
-                        queue.append(module.path)
+                for included in self._direct_includes(file):
+                    if included not in seen:
+                        seen.add(included)
+                        queue.append(included)
             found = self._included[path] = queue[1:]
+        return found
+
+    def _direct_includes(self, path: str) -> list[str]:
+        """The files `path` names in its includes (each header's are looked up once, not once per includer)."""
+        found = self._direct.get(path)
+        if found is None:
+            modules = self.modules.of(self.files[path].language)
+            named = (modules.module(path, imp.module) for imp in self.star_imports.get((path, None), []))
+            found = self._direct[path] = [m.path for m in named if m is not None and m.path in self.files]
         return found
 
     def _qualified(self, path: str, parts: tuple[str, ...]) -> tuple[Target, tuple[str, ...]] | None:

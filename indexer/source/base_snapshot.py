@@ -19,10 +19,10 @@ CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; 
 @dataclass(frozen=True)
 class BaseSnapshot:
     snapshot: str
-    blobs: dict[str, str]  # path -> blob of the files the base commit has for spider
+    blobs: dict[str, str]  # path -> blob (and chosen language: `SourceFile.parsed_as`) of the base's files
 
     def unchanged(self, files: list[SourceFile]) -> list[SourceFile]:
-        return [f for f in files if self.blobs.get(f.path) == f.blob]
+        return [f for f in files if self.blobs.get(f.path) == f.parsed_as]
 
     def changed_count(self, files: list[SourceFile]) -> int:
         """Files added, modified or removed between the base and `files`."""
@@ -40,7 +40,7 @@ def parents_of(commit: Commit) -> list[str]:
 def base_at(commit: Commit, sha: str) -> BaseSnapshot:
     """The snapshot `sha` as a base for indexing `commit`: RevisionNotFound when its commit is not in the same git
     directory, CorruptRepository when git cannot read it there."""
-    return BaseSnapshot(sha, {f.path: f.blob for f in select_files(commit_in(commit.git_dir, sha)).files})
+    return BaseSnapshot(sha, {f.path: f.parsed_as for f in select_files(commit_in(commit.git_dir, sha)).files})
 
 
 def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:

@@ -11,12 +11,12 @@ import re
 import subprocess
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
 from spider.indexer.errors import ConfigurationError, CorruptRepository, RepositoryNotFound, RevisionNotFound
-from spider.indexer.languages import language_of, vendored_directories
+from spider.indexer.languages import contested_languages, language_of, vendored_directories
 
 MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand
 _VENDORED_DIRS = frozenset({"node_modules", "bower_components", "vendor", "vendored", "third_party", "__generated__"})
@@ -29,6 +29,12 @@ class SourceFile:
     path: str
     blob: str  # git blob sha: identical content, identical parse
     size: int
+    language: str | None = None  # where the snapshot chose it: a contested extension's (`.h`: C or C++)
+
+    @property
+    def parsed_as(self) -> str:
+        """What the file's parse depends on besides its path: its blob, and the language the snapshot chose."""
+        return self.blob if self.language is None else f"{self.blob}:{self.language}"
 
 
 @dataclass
@@ -155,6 +161,10 @@ def select_files(commit: Commit) -> FileSelection:
         else:
             selection.files.append(SourceFile(path, blob.decode(), int(size)))
     _add_unless_colliding(selection, escaped)
+    contested = contested_languages(f.path for f in selection.files)
+    if contested:
+        selection.files = [replace(f, language=chosen) if (chosen := language_of(f.path, contested))
+                           != language_of(f.path) else f for f in selection.files]
     selection.files.sort(key=lambda f: f.path)
     return selection
 

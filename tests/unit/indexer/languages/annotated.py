@@ -111,10 +111,10 @@ def call(words: list[str]) -> tuple:
 
 
 def inherit(words: list[str]) -> tuple:
-    """inherit SCOPE -> BASE @LINE"""
+    """inherit SCOPE -> BASE @LINE (also member SCOPE -> CLASS @LINE)"""
     scope, arrow, target, line = words
     if arrow != "->":
-        raise ValueError("expected SCOPE -> BASE @LINE")
+        raise ValueError("expected SCOPE -> NAME @LINE")
     return (scope_of(scope), target_of(target), line_of(line))
 
 
@@ -131,8 +131,9 @@ def export(words: list[str]) -> Export:
     return Export(name, **options(more, {"local", "module", "imported"}))
 
 
-PARSERS = {"entity": entity, "call": call, "inherit": inherit, "import": import_, "export": export}
-PLURALS = {"entities": "entity", "calls": "call", "inherits": "inherit", "imports": "import", "exports": "export"}
+PARSERS = {"entity": entity, "call": call, "inherit": inherit, "member": inherit, "import": import_, "export": export}
+PLURALS = {"entities": "entity", "calls": "call", "inherits": "inherit", "members": "member", "imports": "import",
+           "exports": "export"}
 
 
 def entity_row(e: Entity) -> tuple:
@@ -149,7 +150,7 @@ def reference_rows(facts: FileFacts, kind: RefKind) -> list[tuple]:
 def extracted(facts: FileFacts, kind: str) -> list:
     if kind == "entity":
         return [entity_row(e) for e in facts.entities]
-    if kind in ("call", "inherit"):
+    if kind in ("call", "inherit", "member"):
         return reference_rows(facts, RefKind(kind))
     return {"import": facts.imports, "export": facts.exports}[kind]
 

@@ -68,6 +68,17 @@ def test_go_packages_of_several_files_resolve_from_the_base_like_everything(data
 
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
+def test_cpp_translation_units_resolve_from_the_base_like_everything(data):
+    """A bare C++ call means the innermost declaration the translation unit sees: a class starting or stopping to
+    declare a method (or defining it in the class instead), a base changed, or a second definition appearing
+    changes what calls in files that never read the changed file resolve to, and which class contains a method
+    written in a .cpp."""
+    repo = data.draw(repos(languages=("cpp",), directories=("pkg", "pkg/sub")))
+    resolves_like_everything_after_each_edit(data, repo, EDITS + ("nest", "base", "class") * 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
 def test_c_translation_units_resolve_from_the_base_like_everything(data):
     """A C call resolves through the headers a file includes, transitively, to the one external definition of a
     name anywhere: a header starting or stopping to declare a name, a second definition appearing or a `static`

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 
 import pytest
-from spider.indexer.languages import language_of
+from spider.indexer.languages import contested_languages, language_of
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.codegraph import ROOT_DIRECTORY, CodeGraph, build_graph, keeps_file
 from spider.indexer.schema import Label, Rel
@@ -23,11 +23,12 @@ from tests.fixtures.shop import FIXTURES, ShopFixture
 def graph_of(fixture: ShopFixture) -> CodeGraph:
     """What the pipeline builds for the fixture's commit (walk -> parse -> keep -> build_graph)."""
     facts, code = {}, {}
+    contested = contested_languages(p for p in fixture.files if language_of(p) and not skip_reason_for_path(p))
     for path, text in sorted(fixture.files.items()):
         if language_of(path) is None:
             continue
         reason = skip_reason_for_path(path)
-        outcome = None if reason else parse_file(path, text.encode())
+        outcome = None if reason else parse_file(path, text.encode(), language_of(path, contested))
         reason = reason or (outcome.skipped if outcome else None)
         assert reason == fixture.skipped.get(path), path
         if outcome is None or outcome.facts is None:
@@ -49,7 +50,8 @@ def expected_files(fixture: ShopFixture) -> set[str]:
 
 
 def expected_containment(fixture: ShopFixture, files: set[str]) -> set[tuple[str, str]]:
-    """dir -> subdir / file, file -> top-level entity, entity -> nested entity (its longest existing prefix)."""
+    """dir -> subdir / file, file -> top-level entity, entity -> nested entity (its longest existing prefix), and
+    the fixture's classes -> their methods written in other files."""
     found = set()
     for path in files:
         directory = posixpath.dirname(path)
@@ -63,7 +65,7 @@ def expected_containment(fixture: ShopFixture, files: set[str]) -> set[tuple[str
         prefixes = (f"{path}:{qualname[:i]}" for i, c in enumerate(qualname) if c == ".")
         owners = [p for p in prefixes if p in entities]
         found.add((max(owners, key=len) if owners else path, eid))
-    return found
+    return found | fixture.members
 
 
 @pytest.fixture(scope="module", params=sorted(FIXTURES))
@@ -107,7 +109,9 @@ def test_imports(case):
 
 def test_resolutions_and_entity_code(case):
     fixture, graph = case
-    assert {e.resolution for e in graph.edges if e.type == Rel.CONTAINS} == {None}
+    assert {e.resolution for e in graph.edges if e.type == Rel.CONTAINS and (e.src, e.dst) not in fixture.members} \
+        == {None}
+    assert {e.resolution.value for e in graph.edges if (e.src, e.dst) in fixture.members} <= {"import"}
     assert {e.resolution.value for e in graph.edges if e.type != Rel.CONTAINS} <= {"exact", "import", "heuristic"}
     for node in graph.nodes:  # an entity's code is exactly its lines of the file
         if node.label in (Label.CLASS, Label.FUNCTION):
@@ -123,7 +127,7 @@ def test_fixture_is_consistent(language):
     entities = fixture.classes | fixture.functions
     assert fixture.missed <= fixture.true_calls
     assert not fixture.extra & fixture.true_calls
-    for src, dst in fixture.true_calls | fixture.extra | fixture.inherits:
+    for src, dst in fixture.true_calls | fixture.extra | fixture.inherits | fixture.members:
         assert src in entities and dst in entities, (src, dst)
     files = expected_files(fixture)
     for src, dst in fixture.imports:

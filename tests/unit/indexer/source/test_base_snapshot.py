@@ -9,7 +9,7 @@ import pytest
 from spider.indexer.errors import CorruptRepository
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.cache import GRAPH_FORMAT
-from spider.indexer.source.base_snapshot import choose_base
+from spider.indexer.source.base_snapshot import base_at, choose_base
 from spider.indexer.source.walk import open_commit, select_files
 
 from tests.fixtures.gitrepo import git, make_repo
@@ -54,3 +54,17 @@ def test_an_unreadable_base_commit_is_an_error_not_a_full_run(tmp_path):
 
     with pytest.raises(CorruptRepository, match=f"the tree of commit {first} is corrupt"):
         choose_base(IndexedSnapshots(first), commit, "r", files)
+
+
+def test_a_header_whose_language_the_repository_changes_is_parsed_again(tmp_path):
+    """`x.h` is C beside one `.c` file, and C++ once two `.cc` files outnumber it: its blob is the same, its parse
+    is not, so the base's is not reused."""
+    root = tmp_path / "repo"
+    _, first = make_repo(root, {"x.h": "struct S { int f() { return 1; } };\n", "a.c": "", "b.cc": ""})
+    _, second = make_repo(root, {"c.cc": ""}, "more C++")
+    before = {f.path: f for f in select_files(open_commit(root, first)).files}
+    after = {f.path: f for f in select_files(open_commit(root, second)).files}
+    assert (before["x.h"].language, after["x.h"].language) == (None, "cpp")
+    assert before["x.h"].blob == after["x.h"].blob
+    base = base_at(open_commit(root, second), first)
+    assert "x.h" not in {f.path for f in base.unchanged(list(after.values()))}
