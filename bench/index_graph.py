@@ -65,6 +65,7 @@ PACKAGE = Path(neo4j_local.__file__).parents[2]  # the `spider` folder (spider/i
 STAGES = ("open_commit", "select_files", "parse_all", "graph_of", "write_graph")
 
 
+SKIPPED_BEFORE_EXTRACTION = ("binary", "minified", "generated")  # parse_file's reasons to skip a file unparsed
 MANIFESTS = ("go.mod", "Cargo.toml")  # read by their language's extractor as text, not by a tree-sitter grammar
 
 
@@ -206,12 +207,25 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
     })
 
     # (a) and (b): single process, same bytes, in memory.
-    # Build manifests are left out of both loops (raw has no grammar for them); the pipeline (c) reads them.
+    # Left out of both loops, so that they time the same bytes: build manifests (raw has no grammar for them) and
+    # the files parse_file skips before its extractor parses them (generated, minified, binary). The pipeline (c)
+    # reads them all.
     blobs = dict(read_blobs(commit.git_dir, sorted({f.blob for f in files})))
     manifests = [(f.path, blobs[f.blob]) for f in files if grammar_for(f.path) is None]
-    items = [(f.path, blobs[f.blob]) for f in files if grammar_for(f.path) is not None]
+    skipped: dict[str, list[int]] = {}  # reason -> [files, bytes]
+    items = []
+    for f in files:
+        if grammar_for(f.path) is None:
+            continue
+        reason = parse_file(f.path, blobs[f.blob]).skipped
+        if reason in SKIPPED_BEFORE_EXTRACTION:
+            entry = skipped.setdefault(reason, [0, 0])
+            entry[0] += 1
+            entry[1] += len(blobs[f.blob])
+        else:
+            items.append((f.path, blobs[f.blob]))
     parsed_bytes = sum(len(data) for _, data in items)
-    assert parsed_bytes + sum(len(data) for _, data in manifests) == source_bytes
+    assert parsed_bytes + sum(len(data) for _, data in manifests) + sum(b for _, b in skipped.values()) == source_bytes
     by_grammar = [(ts_parser(grammar_for(path)), data) for path, data in items]
 
     def raw() -> None:
@@ -231,7 +245,8 @@ def one_run(git_dir: str, rev: str, name: str, passes: int, pipeline_passes: int
     result["microbench"] = {
         "passes": passes,
         "files": len(items), "mb": round(parsed_bytes / MB, 3),
-        "manifests_left_out": {"files": len(manifests), "mb": round((source_bytes - parsed_bytes) / MB, 3)},
+        "manifests_left_out": {"files": len(manifests), "mb": round(sum(len(d) for _, d in manifests) / MB, 3)},
+        "skipped_left_out": {reason: {"files": n, "mb": round(b / MB, 3)} for reason, (n, b) in skipped.items()},
         "raw_treesitter_s": round(raw_s, 3),
         "raw_treesitter_mb_s": round(parsed_bytes / MB / raw_s, 2),
         "parse_extract_s": round(extract_s, 3),
@@ -380,10 +395,13 @@ def markdown(doc: dict) -> str:
                    f"{m['serial_parse_batch_mb_s']} MB/s vs the pipeline's parse_all "
                    f"{r['pipeline']['parse_all_mb_per_s']} MB/s; load average start/end "
                    f"{[round(x, 1) for x in r['loadavg_start']]} / {[round(x, 1) for x in r['loadavg_end']]}")
+        left_out = [f"{v['files']} {k} ({v['mb']} MB)" for k, v in m.get("skipped_left_out", {}).items()]
         if m.get("manifests_left_out", {}).get("files"):
-            out.append(f"- raw and extract over {m['files']} files, {m['mb']} MB: "
-                       f"{m['manifests_left_out']['files']} build manifests ({m['manifests_left_out']['mb']} MB; "
-                       "go.mod, Cargo.toml: read as text, no grammar) left out of both loops, not of the pipeline")
+            left_out.append(f"{m['manifests_left_out']['files']} build manifests ({m['manifests_left_out']['mb']} MB; "
+                            "go.mod, Cargo.toml: read as text, no grammar)")
+        if left_out:
+            out.append(f"- raw and extract over {m['files']} files, {m['mb']} MB: left out of both loops, not of the "
+                       f"pipeline, {', '.join(left_out)}")
         wb = r["pipeline"]["write_breakdown"]
         out.append(f"- write_graph {r['pipeline']['seconds']['write_graph']} s; the last pass's write used "
                    f"{r['pipeline']['write_graph_client_cpu_s']} s of client CPU (building rows, packing Bolt), "
