@@ -4,7 +4,8 @@ For each run (a git dir, a revision, a short name) one fresh Python process meas
 `select_files` picks:
 
   (a) raw tree-sitter: all selected blobs read into memory first, then only `parser.parse(bytes)` over every
-      file with the grammar its extension maps to (single process, best of --passes);
+      file with the grammar its extension maps to (single process, best of --passes); build manifests and the
+      files parse_file skips before extracting (generated, minified, binary) are left out of (a) and (b);
   (b) parse+extract: `indexer.parse.parse_file.parse_file(path, bytes)` over the same in-memory bytes (tree-sitter plus
       our extractor, single process, best of --passes); the headline figure is b's MB/s / a's MB/s;
   (c) the pipeline as `spider index` runs it, each stage timed: open_commit, select_files, parse_all (process
@@ -22,7 +23,10 @@ bench/results/index_graph.{json,md} (or --out PREFIX).
         --git-dir /work/.mirror/sphinx-doc+sphinx/repo --rev 6cb783c0024a873722952a67ebb9f41771c8eb6d --name sphinx-doc/sphinx \\
         --git-dir /work/.mirror/google+gson/repo --rev e614e71ee43ca7bc1cb466bd1eaf4d85499900d9 --name google/gson \\
         --git-dir /work/.mirror/iamkun+dayjs/repo --rev f4cb2cfd77246116cb4151c74ca2f600a17cd951 --name iamkun/dayjs \\
-        --profile
+        --git-dir /work/.mirror/grpc+grpc-go/repo --rev 192c8a2a3506bb69336f5c135733a3435a04fb30 --name grpc/grpc-go \\
+        --git-dir /work/.mirror/tokio-rs+tokio/repo --rev 338e13b04baa3cf8db3feb1ba2266c0070a9efdf --name tokio-rs/tokio \\
+        --git-dir /work/.mirror/facebook+zstd/repo --rev 372fddf4e6a6db6776b745f31c02a7c8c8dfc83f --name facebook/zstd \\
+        --passes 9 --profile
 """
 
 from __future__ import annotations
