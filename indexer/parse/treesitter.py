@@ -85,13 +85,19 @@ def last_line(node: Node) -> int:
 
 
 def count_syntax_errors(root: Node) -> int:
-    if not root.has_error:
-        return 0
+    """The ERROR and MISSING nodes of the tree. Only subtrees that have one are walked (`has_error`): a C file
+    full of macros has errors in many places, and walking all its nodes took a third of its extraction."""
     errors = 0
-    for node in descendants(root):
+    cursor = root.walk()
+    while True:
+        node: Node = cursor.node  # type: ignore[assignment]  # never None on a parsed tree
         if node.is_error or node.is_missing:
             errors += 1
-    return errors
+        if node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return errors
 
 
 def descendants(root: Node) -> Iterator[Node]:
