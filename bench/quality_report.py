@@ -222,7 +222,7 @@ def new_languages_section(rows: list[dict]) -> list[str]:
         lines.append(f"| {group} | {len(members)} | {len({r['repo'] for r in members})} | {mean(der):.3f} | "
                      f"{mean(values(members, 'sr')):.3f} | {mean(values(members, 'hybrid')):.3f} | {mean(ours):.3f} "
                      f"({ci[0]:.3f}–{ci[1]:.3f}) | {paired_bootstrap_p(ours, der):.3f} / {sign_flip_p(ours, der):.3f} | "
-                     f"{'yes' if mean(ours) > mean(der) else 'no'} | {len(solved)} → {fmt(kept)} | {drop} | "
+                     f"{'yes' if mean(ours) > mean(der) else 'no'} | {len(solved)} → {fmt(kept) if solved else '–'} | {drop} | "
                      f"{unmatched} of {sum(r['m'] for r in members)} |")
     return lines + [""]
 
