@@ -7,8 +7,10 @@ from pathlib import Path
 
 import click
 from spider.indexer.cli.error_handler import fail_cleanly
+from spider.indexer.errors import ConfigurationError
 from spider.indexer.terminal import render_table
 from spider.indexer.tuning.pairs import PairsRun, build_pairs
+from spider.indexer.tuning.settings import TrainSettings
 from spider.indexer.vectors import embedding
 
 
@@ -86,3 +88,42 @@ def models_pairs(repositories: tuple[str, ...], out: Path, max_commits: int, rev
             for lang_split, n in repo["pairs"].items()]
     click.echo(render_table(["repository", "language/split", "pairs"], rows))
     click.echo(f"{summary['pairs']} pairs in {out} (counts in {out.name}.summary.json)")
+
+
+@models.command("tune")
+@click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Pairs written by `spider models pairs` (its train and validation splits).")
+@click.option("--base", default=embedding.DEFAULT_MODEL, show_default=True,
+              help="The model to start from: the default model, a model tuned before, or a directory with "
+                   "config.json, model.safetensors and tokenizer files.")
+@click.option("--name", required=True, help="The new model's name (letters, digits, . _ -).")
+@click.option("--epochs", type=click.IntRange(min=1), default=TrainSettings.epochs, show_default=True,
+              help="Passes over the training pairs; validation accuracy is reported after each.")
+@click.option("--batch-size", type=click.IntRange(min=2), default=TrainSettings.batch_size, show_default=True,
+              help="Pairs per batch: each message is contrasted with the other functions of its batch.")
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=TrainSettings.learning_rate,
+              show_default=True, help="AdamW's peak rate (linear warm-up over 10% of the steps, then linear decay).")
+@click.option("--max-tokens", type=click.IntRange(min=8), default=TrainSettings.max_tokens, show_default=True,
+              help="Truncation while training and of the registered model.")
+@click.option("--seed", type=int, default=TrainSettings.seed, show_default=True,
+              help="Seeds the batches and torch: the same seed, pairs and device give the same model.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="auto: a CUDA GPU where torch sees one, else the CPU.")
+@fail_cleanly
+def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size: int, learning_rate: float,
+                max_tokens: int, seed: int, device: str) -> None:
+    """Fine-tune BASE on PAIRS (each message against the other functions of its batch), export it to ONNX, check
+    the export against the trained weights (cosine >= 0.9999) and register it as NAME. Needs torch: pip install
+    'spider-code[tune]'. Select the model with SPIDER_EMBED_MODEL=NAME; unset it to go back to the default."""
+    try:
+        from spider.indexer.tuning.tune import tune_model
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise
+        raise ConfigurationError("spider models tune needs torch: pip install 'spider-code[tune]'") from None
+    info = tune_model(pairs_path, base, name, TrainSettings(epochs, batch_size, learning_rate, max_tokens=max_tokens,
+                                                            seed=seed), device, report=lambda line: click.echo(line, err=True))
+    before, after = (info["epochs"][i]["validation_accuracy"] for i in (0, -1))
+    accuracy = f"validation accuracy {before:.1%} -> {after:.1%}" if after is not None else "no validation pairs"
+    click.echo(f"{name}: {info['train_pairs']} pairs, {info['train_seconds']:.0f} s on {info['device']}, {accuracy}, "
+               f"export check cosine {info['check_min_cosine']}")

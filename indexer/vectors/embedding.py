@@ -137,7 +137,7 @@ def _store(spec: ModelSpec) -> None:
         os.replace(tmp, registry_path())
 
 
-def _tokenizer_limit(directory: Path) -> int | None:
+def tokenizer_limit(directory: Path) -> int | None:
     """min(model_max_length, max_length) of tokenizer_config.json, the truncation fastembed applies."""
     try:
         config = json.loads((directory / "tokenizer_config.json").read_text())
@@ -181,7 +181,7 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
     missing = [f for f in MODEL_FILES if not (path / f).is_file()]
     if missing:
         raise InvalidInput(f"{path} is not an ONNX model directory (missing {', '.join(missing)})")
-    limit = _tokenizer_limit(path)
+    limit = tokenizer_limit(path)
     if limit is None:
         raise InvalidInput(f"{path / 'tokenizer_config.json'} sets no model_max_length: add the model's token limit there")
     spec = ModelSpec(name, str(path), dim, pooling, normalize, query_prefix, doc_prefix,
@@ -257,7 +257,7 @@ def resolve_spec(name: str | None = None) -> ModelSpec:
 
 
 # runtime -------------------------------------------------------------------------------------------
-def _cpu_count() -> int:
+def cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:
@@ -300,7 +300,7 @@ class Embedder:
         self.spec = spec
         self.name = spec.name
         self.dim = spec.dim
-        self.threads = threads or _cpu_count()
+        self.threads = threads or cpu_count()
         cache = fastembed_cache_dir()
         try:
             if spec.dir is None:
@@ -375,7 +375,7 @@ def open_embedder(name: str | None = None, threads: int | None = None) -> Embedd
     this process may use). Loading takes ~0.3 s, so a process keeps the models it loaded and answers its next
     query with the same one, until the model's files change."""
     spec = resolve_spec(name)
-    threads = threads or _cpu_count()
+    threads = threads or cpu_count()
     weights = Path(spec.dir) / "model.onnx" if spec.dir is not None else None
     key = (spec, threads, weights.stat().st_mtime_ns if weights is not None else None)
     with _loading:

@@ -20,6 +20,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 from spider.indexer.errors import ConfigurationError
@@ -128,7 +129,7 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        _write_bert_onnx(source, staging / "model.onnx")
+        write_bert_onnx(source, staging / "model.onnx")
         for name in TOKENIZER_FILES:
             if (source / name).is_file():
                 shutil.copyfile(source / name, staging / name)
@@ -189,34 +190,39 @@ def is_built(out_dir: str | Path, *, check_hash: bool = True) -> bool:
 
 
 def golden_cosines(model_dir: str | Path) -> list[float]:
-    """Cosine of model_dir's embeddings of GOLDEN_TEXTS with the golden vectors (onnxruntime + tokenizers
-    directly: mean pooling over the attention mask, L2 norm, truncation at MAX_TOKENS)."""
+    """Cosine of model_dir's embeddings of GOLDEN_TEXTS with the golden vectors."""
+    return onnx_cosines(model_dir, GOLDEN_TEXTS, golden_vectors(), MAX_TOKENS)
+
+
+def onnx_cosines(model_dir: str | Path, texts: Sequence[str], reference: np.ndarray, max_tokens: int) -> list[float]:
+    """Cosine of model_dir's ONNX embeddings of texts with the rows of reference (onnxruntime + tokenizers
+    directly: mean pooling over the attention mask, truncation at max_tokens)."""
     import onnxruntime
     from tokenizers import Tokenizer
 
     model_dir = Path(model_dir)
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_truncation(max_length=max_tokens)
     tokenizer.no_padding()
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     session = onnxruntime.InferenceSession(str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"])
-    golden = golden_vectors()
-    golden /= np.linalg.norm(golden, axis=1, keepdims=True)
+    reference = reference / np.linalg.norm(reference, axis=1, keepdims=True)
     cosines = []
-    for text, reference in zip(GOLDEN_TEXTS, golden):
+    for text, expected in zip(texts, reference, strict=True):
         encoding = tokenizer.encode(text)
         ids = np.array([encoding.ids], dtype=np.int64)
         mask = np.array([encoding.attention_mask], dtype=np.int64)
         hidden = session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask,
                                                       "token_type_ids": np.zeros_like(ids)})[0]
         pooled = (hidden * mask[..., None]).sum(1)[0] / max(mask.sum(), 1)
-        cosines.append(float(pooled @ reference / np.linalg.norm(pooled)))
+        cosines.append(float(pooled @ expected / np.linalg.norm(pooled)))
     return cosines
 
 
-def _write_bert_onnx(src: Path, out_path: Path) -> None:
-    """BERT encoder (input_ids, attention_mask, token_type_ids -> last_hidden_state) from safetensors weights.
+def write_bert_onnx(src: Path, out_path: Path) -> None:
+    """BERT encoder (input_ids, attention_mask, token_type_ids -> last_hidden_state) from src's config.json and
+    model.safetensors (float16 weights are widened to float32).
 
     The same graph as HF's BertModel exported by torch.onnx: MatMul+Add linears, exact (erf) GELU, additive
     attention mask (1 - mask) * float32.min. Position ids are Expand(Unsqueeze(Range(0, S))) and the mask uses
@@ -231,7 +237,8 @@ def _write_bert_onnx(src: Path, out_path: Path) -> None:
     eps = float(cfg["layer_norm_eps"])
     if cfg.get("hidden_act") != "gelu" or cfg.get("position_embedding_type", "absolute") != "absolute":
         raise ConfigurationError(f"{src / 'config.json'} is not a plain BERT (gelu, absolute positions): cannot build it")
-    weights = {k.removeprefix("bert."): v for k, v in load_file(str(src / "model.safetensors")).items()}
+    weights = {k.removeprefix("bert."): v.astype(np.float32) if v.dtype == np.float16 else v
+               for k, v in load_file(str(src / "model.safetensors")).items()}
 
     nodes: list = []
     initializers: list = []

@@ -1,0 +1,15 @@
+"""The settings of a tuning run, apart from the training code so that `spider models tune --help` needs no torch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    epochs: int = 2
+    batch_size: int = 32
+    learning_rate: float = 2e-5
+    weight_decay: float = 0.01
+    max_tokens: int = 256  # the default model's truncation
+    seed: int = 0

@@ -1,0 +1,112 @@
+"""Contrastive training of a sentence encoder on (message, function text) pairs with in-batch negatives.
+
+Each message is scored against every function text of its batch (cosine x SCALE, cross-entropy towards its own
+function: sentence-transformers' MultipleNegativesRankingLoss), in batches with no repeats (`batches`).
+Validation reports the same in-batch accuracy on held-out pairs, before training and after each epoch.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Callable, Sequence
+
+import torch
+from spider.indexer.tuning.batches import Pair, batches_without_repeats
+from spider.indexer.tuning.bert import Bert
+from spider.indexer.tuning.settings import TrainSettings
+from spider.indexer.vectors.embedding import cut_text
+
+SCALE = 20.0  # sentence-transformers' default for MultipleNegativesRankingLoss
+WARMUP_SHARE = 0.1
+PROGRESS_SECONDS = 30.0
+
+
+class Encoder:
+    """A Bert and its tokenizer on one device: texts -> unit vectors."""
+
+    def __init__(self, model: Bert, tokenizer, device: torch.device, max_tokens: int) -> None:
+        self.model = model.to(device)
+        self.device = device
+        self.max_tokens = max_tokens
+        self.tokenizer = tokenizer
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer.enable_padding(pad_id=model.config.get("pad_token_id", 0))
+
+    def __call__(self, texts: Sequence[str]) -> torch.Tensor:
+        encodings = self.tokenizer.encode_batch([cut_text(t, self.max_tokens) for t in texts])
+        ids = torch.tensor([e.ids for e in encodings], device=self.device)
+        mask = torch.tensor([e.attention_mask for e in encodings], device=self.device)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.device.type == "cuda"):
+            return self.model(ids, mask).float()
+
+
+def in_batch_loss(messages: torch.Tensor, functions: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """The loss of one batch and how many messages scored their own function highest."""
+    scores = messages @ functions.T * SCALE
+    targets = torch.arange(len(messages), device=scores.device)
+    return torch.nn.functional.cross_entropy(scores, targets), int((scores.argmax(1) == targets).sum())
+
+
+def validation_accuracy(encoder: Encoder, pairs: Sequence[Pair], batches: list[list[int]]) -> float | None:
+    """Share of validation messages whose own function scores highest in its batch (None without batches)."""
+    if not batches:
+        return None
+    encoder.model.eval()
+    right = total = 0
+    with torch.no_grad():
+        for batch in batches:
+            _, hits = in_batch_loss(encoder([pairs[i].message for i in batch]), encoder([pairs[i].text for i in batch]))
+            right += hits
+            total += len(batch)
+    return right / total
+
+
+def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Sequence[Pair], settings: TrainSettings,
+          report: Callable[[str], None]) -> list[dict]:
+    """Train encoder.model in place; one row per epoch (epoch 0: before training) with the mean training loss,
+    the validation accuracy and the seconds taken."""
+    rng = random.Random(settings.seed)
+    torch.manual_seed(settings.seed)
+    validation_batches = batches_without_repeats(validation_pairs, settings.batch_size, random.Random(settings.seed))
+    epochs = [batches_without_repeats(train_pairs, settings.batch_size, rng) for _ in range(settings.epochs)]
+    steps = sum(len(e) for e in epochs)
+    if steps == 0:
+        raise ValueError("too few training pairs for one batch of two")
+    optimizer = torch.optim.AdamW(encoder.model.parameters(), lr=settings.learning_rate,
+                                  weight_decay=settings.weight_decay)
+    warmup = max(1, int(steps * WARMUP_SHARE))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / max(1, steps - warmup))))
+    history = [{"epoch": 0, "validation_accuracy": validation_accuracy(encoder, validation_pairs, validation_batches)}]
+    report(f"{len(train_pairs)} training pairs in {steps} steps over {settings.epochs} epochs; "
+           f"validation accuracy before training {_percent(history[0]['validation_accuracy'])}")
+    step = 0
+    for epoch, batches in enumerate(epochs, 1):
+        encoder.model.train()
+        started = last_report = time.monotonic()
+        losses = []
+        for batch in batches:
+            loss, _ = in_batch_loss(encoder([train_pairs[i].message for i in batch]),
+                                    encoder([train_pairs[i].text for i in batch]))
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad(set_to_none=True)
+            losses.append(loss.item())
+            step += 1
+            if time.monotonic() - last_report >= PROGRESS_SECONDS:
+                last_report = time.monotonic()
+                rate = len(losses) / (last_report - started)
+                report(f"epoch {epoch}: step {len(losses)}/{len(batches)}, loss {sum(losses[-50:]) / len(losses[-50:]):.3f}, "
+                       f"{rate:.2f} steps/s, about {(steps - step) / rate / 60:.0f} min left")
+        accuracy = validation_accuracy(encoder, validation_pairs, validation_batches)
+        history.append({"epoch": epoch, "train_loss": round(sum(losses) / len(losses), 4),
+                        "validation_accuracy": accuracy, "seconds": round(time.monotonic() - started, 1)})
+        report(f"epoch {epoch}: loss {history[-1]['train_loss']}, validation accuracy {_percent(accuracy)} "
+               f"({history[-1]['seconds']:.0f} s)")
+    return history
+
+
+def _percent(share: float | None) -> str:
+    return "n/a (no validation pairs)" if share is None else f"{share:.1%}"

