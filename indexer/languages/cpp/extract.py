@@ -105,28 +105,36 @@ def _without_macros(source: bytes) -> bytes:
 def _first_branches(source: bytes) -> bytes:
     """Where every branch of an `#if` opens (or closes) the same number of braces, alternative headers of one
     function or block (`#if A` `if (x) {` `#else` `if (y) {` `#endif`), all but the first read as blank: read
-    together, they nest the rest of the file inside the function (the ground truth kept the first too)."""
+    together, they nest the rest of the file inside the function (the ground truth kept the first too). An `#if`
+    with one branch and neither braces nor `;` in it guards a piece of one declaration (a base clause, a
+    parameter): its directive lines read as blank, for tree-sitter reads no directive inside a class head."""
     lines = source.split(b"\n")
-    groups: list[list[list[int]]] = []  # open `#if`s: their branches as [first line, end line, brace balance]
+    groups: list[list[list[int]]] = []  # open `#if`s: their branches as [first line, end line, brace balance, piece]
     blank: list[tuple[int, int]] = []
     for number, line in enumerate(lines):
         directive = line.lstrip()[1:].lstrip() if line.lstrip().startswith(b"#") else None
         if directive is not None and directive.startswith(b"if"):
-            groups.append([[number + 1, number + 1, 0]])
+            groups.append([[number + 1, number + 1, 0, 1]])
         elif directive is not None and directive.startswith((b"elif", b"else")) and groups:
             groups[-1][-1][1] = number
-            groups[-1].append([number + 1, number + 1, 0])
+            groups[-1].append([number + 1, number + 1, 0, 1])
         elif directive is not None and directive.startswith(b"endif") and groups:
             branches = groups.pop()
             branches[-1][1] = number
             balance = branches[0][2]
             if len(branches) > 1 and balance and all(branch[2] == balance for branch in branches):
-                blank.extend((start, end) for start, end, _ in branches[1:])
+                blank.extend((start, end) for start, end, _, _ in branches[1:])
+            start, end, _, piece = branches[0]
+            if len(branches) == 1 and piece and end > start:
+                blank.extend(((start - 1, start), (number, number + 1)))
             if groups:
                 groups[-1][-1][2] += balance
+                groups[-1][-1][3] &= int(all(branch[3] for branch in branches))
         elif groups:
             code = _LITERAL.sub(b"", line)
             groups[-1][-1][2] += code.count(b"{") - code.count(b"}")
+            if any(mark in code for mark in (b"{", b"}", b";")):
+                groups[-1][-1][3] = 0
     for start, end in blank:
         lines[start:end] = [b" " * len(line) for line in lines[start:end]]
     return b"\n".join(lines)
