@@ -88,6 +88,9 @@ def models_pairs(repositories: tuple[str, ...], out: Path, max_commits: int, rev
             for lang_split, n in repo["pairs"].items()]
     click.echo(render_table(["repository", "language/split", "pairs"], rows))
     click.echo(f"{summary['pairs']} pairs in {out} (counts in {out.name}.summary.json)")
+    for name, repo in summary["repositories"].items():
+        if "unreadable" in repo:  # a partial mirror: what it held is in the pairs; the summary says where it stopped
+            click.echo(f"{name}: history read only in part, {repo['unreadable']}", err=True)
 
 
 @models.command("tune")

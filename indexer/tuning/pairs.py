@@ -84,7 +84,8 @@ _LOG_FORMAT = "--format=%x1e%H%x00%an <%ae>%x00%B%x1f"
 
 def history(git_dir: Path, rev: str, max_commits: int) -> Iterator[HistoryCommit]:
     """Non-merge commits with a parent, newest first, with their diffs to the parent: one `git log` streamed.
-    A path git has to quote (control characters, quotes, backslashes) is left out."""
+    A path git has to quote (control characters, quotes, backslashes) is left out. Where git stops on an object
+    it cannot read, the commits it wrote whole come first, then CorruptRepository; the one it was writing never."""
     command = ["git", "--git-dir", str(git_dir), "-c", "core.quotePath=false", "log", "--no-merges", "--min-parents=1",
                f"--max-count={max_commits}", "-p", "-U0", "--raw", "--no-renames", "--no-abbrev", "--no-color",
                "--no-ext-diff", _LOG_FORMAT, rev, "--"]
@@ -94,11 +95,11 @@ def history(git_dir: Path, rev: str, max_commits: int) -> Iterator[HistoryCommit
         for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):  # type: ignore[union-attr]
             *records, pending = (pending + chunk).split(_RECORD)
             yield from (commit for record in records if (commit := _commit_of(record)) is not None)
-        if pending and (commit := _commit_of(pending)) is not None:
-            yield commit
         stderr = proc.stderr.read()
     if proc.returncode != 0:
         raise CorruptRepository(f"cannot read the history of {rev} in {git_dir}: {git_error(stderr)}")
+    if pending and (commit := _commit_of(pending)) is not None:
+        yield commit
 
 
 def _commit_of(record: bytes) -> HistoryCommit | None:
@@ -156,12 +157,18 @@ def pairs_of(commit: HistoryCommit, old: dict[str, bytes | None]) -> tuple[list[
 
 
 def batches(commits: Iterator[HistoryCommit], size: int) -> Iterator[list[HistoryCommit]]:
+    """commits in lists of size; where commits raises CorruptRepository, the commits before it, then the error."""
     batch: list[HistoryCommit] = []
-    for commit in commits:
-        batch.append(commit)
-        if len(batch) == size:
+    try:
+        for commit in commits:
+            batch.append(commit)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    except CorruptRepository:
+        if batch:
             yield batch
-            batch = []
+        raise
     if batch:
         yield batch
 
@@ -211,22 +218,27 @@ def build_pairs(repositories: list[tuple[str | None, Path]], out: Path, run: Pai
         report(f"{name}: up to {run.max_commits} commits from {commit.sha[:12]}")
         read = 0
         with out.open("a") as pairs_file, progress.open("a") as progress_file:
-            for batch in batches(history(commit.git_dir, commit.sha, run.max_commits), PROGRESS_EVERY):
-                todo = [c for c in batch if (name, c.sha) not in done]
-                usable = [c for c in todo if len(c.modified) <= MAX_FILES]
-                old = dict(read_blobs(commit.git_dir, sorted({f.old_blob for c in usable for f in c.modified})))
-                for entry in todo:
-                    functions, message, skipped = pairs_of(entry, old)
-                    split = "validation" if is_validation(entry.sha, run.validation_share) else "train"
-                    pairs_file.writelines(json.dumps(
-                        {"repo": name, "commit": entry.sha, "split": split, "language": language, "function": node_id,
-                         "message": message, "text": text}) + "\n" for language, node_id, text in functions)
-                    pairs_file.flush()
-                    progress_file.write(json.dumps({"repo": name, "commit": entry.sha, "pairs": len(functions),
-                                                    "skipped": skipped}) + "\n")
-                    progress_file.flush()
-                read += len(batch)
-                report(f"{name}: {read} commits read ({len(batch) - len(todo)} of the last {len(batch)} done before)")
+            try:
+                for batch in batches(history(commit.git_dir, commit.sha, run.max_commits), PROGRESS_EVERY):
+                    todo = [c for c in batch if (name, c.sha) not in done]
+                    usable = [c for c in todo if len(c.modified) <= MAX_FILES]
+                    old = dict(read_blobs(commit.git_dir, sorted({f.old_blob for c in usable for f in c.modified})))
+                    for entry in todo:
+                        functions, message, skipped = pairs_of(entry, old)
+                        split = "validation" if is_validation(entry.sha, run.validation_share) else "train"
+                        pairs_file.writelines(json.dumps(
+                            {"repo": name, "commit": entry.sha, "split": split, "language": language,
+                             "function": node_id, "message": message, "text": text}) + "\n"
+                            for language, node_id, text in functions)
+                        pairs_file.flush()
+                        progress_file.write(json.dumps({"repo": name, "commit": entry.sha, "pairs": len(functions),
+                                                        "skipped": skipped}) + "\n")
+                        progress_file.flush()
+                    read += len(batch)
+                    report(f"{name}: {read} commits read ({len(batch) - len(todo)} of the last {len(batch)} done before)")
+            except CorruptRepository as error:  # a partial mirror: keep what it holds, go on with the others
+                heads[name]["unreadable"] = f"after {read} commits: {error}"
+                report(f"{name}: history unreadable after {read} commits ({error}); its pairs so far are kept")
     summary = count_pairs(out, progress, heads, run)
     summary_path.write_text(json.dumps(summary, indent=1) + "\n")
     return summary

@@ -125,3 +125,23 @@ def test_the_command_prints_the_counts_and_names_a_bad_repository_in_one_line(hi
     missing = runner.invoke(spider, ["models", "pairs", str(tmp_path / "nope"), "--out", str(tmp_path / "q.jsonl")],
                             prog_name="spider")
     assert missing.exit_code == 2 and missing.stderr == f"spider: error: no such directory: {tmp_path / 'nope'}\n"
+
+
+def test_a_history_git_cannot_read_to_the_end_keeps_what_was_read_and_the_others_go_on(history, tmp_path):
+    """A repository whose history lacks an object (a partial mirror) is reported and kept as far as it reads."""
+    root, shas = history
+    broken = tmp_path / "broken"
+    subprocess.run(["cp", "-r", str(root), str(broken)], check=True)
+    blob = git(broken, "rev-parse", f"{shas['many']}~1:many.py")  # only the `many` commit's diff reads it
+    (broken / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    out, lines = tmp_path / "pairs.jsonl", []
+    summary = build_pairs([("demo/broken", broken), ("demo/app", root)], out, PairsRun(), report=lines.append)
+    assert [(p["repo"], p["commit"]) for p in read(out)] == [("demo/broken", shas["both"])] * 2 + [
+        ("demo/app", shas["both"])] * 2 + [("demo/app", shas["fix"])]
+    unreadable = summary["repositories"]["demo/broken"]["unreadable"]
+    assert unreadable.startswith("after 3 commits: cannot read the history of") and blob in unreadable
+    assert "demo/broken: history unreadable after 3 commits" in "\n".join(lines)
+    assert "unreadable" not in summary["repositories"]["demo/app"]
+    result = CliRunner().invoke(spider, ["models", "pairs", f"demo/broken={broken}", "--out", str(tmp_path / "c.jsonl")])
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[-1].startswith("demo/broken: history read only in part, after 3 commits")
