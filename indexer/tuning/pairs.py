@@ -16,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from spider.indexer.errors import CorruptRepository, InvalidInput
-from spider.indexer.languages import is_test_code, language_of
+from spider.indexer.languages import contested_languages, is_test_code, language_of
 from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.pipeline.index import default_repo_name
 from spider.indexer.schema import Label
@@ -29,6 +29,7 @@ from spider.indexer.source.walk import (
     git_error,
     open_commit,
     read_blobs,
+    select_files,
     skip_reason_for_path,
 )
 from spider.indexer.tuning.messages import Skip, clean_message
@@ -121,15 +122,17 @@ def _commit_of(record: bytes) -> HistoryCommit | None:
     return HistoryCommit(sha.strip(), author, message, sorted(modified, key=lambda f: f.path))
 
 
-def changed_functions(old: dict[str, bytes | None], modified: list[ModifiedFile]) -> list[tuple[str, str, str]]:
+def changed_functions(old: dict[str, bytes | None], modified: list[ModifiedFile],
+                      contested: Mapping[str, str] = {}) -> list[tuple[str, str, str]]:
     """(language, node id, embedding text at the parent) of each function that is not test code and whose
-    lines the commit changes, in path and source order. `old`: the parent's blobs by id."""
+    lines the commit changes, in path and source order. `old`: the parent's blobs by id; `contested`: the
+    repository's choices for contested extensions (`.h`: C or C++)."""
     found = []
     for file in modified:
         data = old.get(file.old_blob)
         if data is None or len(data) > MAX_FILE_BYTES:
             continue
-        facts = parse_file(file.path, data).facts
+        facts = parse_file(file.path, data, language_of(file.path, contested)).facts
         if facts is None:
             continue
         hunks = hunks_of(file.patch)
@@ -141,14 +144,15 @@ def changed_functions(old: dict[str, bytes | None], modified: list[ModifiedFile]
     return found
 
 
-def pairs_of(commit: HistoryCommit, old: dict[str, bytes | None]) -> tuple[list[tuple[str, str, str]], str, str | None]:
+def pairs_of(commit: HistoryCommit, old: dict[str, bytes | None], contested: Mapping[str, str] = {}
+             ) -> tuple[list[tuple[str, str, str]], str, str | None]:
     """The commit's (language, function id, text) and its cleaned message; or no pairs and why."""
     message = clean_message(commit.message, commit.author)
     if isinstance(message, Skip):
         return [], "", message.value
     if len(commit.modified) > MAX_FILES:
         return [], message, NoPairs.FILES
-    functions = changed_functions(old, commit.modified)
+    functions = changed_functions(old, commit.modified, contested)
     if not functions:
         return [], message, NoPairs.NONE
     if len(functions) > MAX_FUNCTIONS:
@@ -215,6 +219,8 @@ def build_pairs(repositories: list[tuple[str | None, Path]], out: Path, run: Pai
         if name in heads:
             raise InvalidInput(f"two repositories are named {name}: {heads[name]['path']} and {path}")
         heads[name] = {"path": str(path), "rev": run.rev, "head": commit.sha}
+        # `.h` is C or C++ as `spider index` would decide at the head (per snapshot there; history rarely flips it)
+        contested = contested_languages(f.path for f in select_files(commit).files)
         report(f"{name}: up to {run.max_commits} commits from {commit.sha[:12]}")
         read = 0
         with out.open("a") as pairs_file, progress.open("a") as progress_file:
@@ -224,7 +230,7 @@ def build_pairs(repositories: list[tuple[str | None, Path]], out: Path, run: Pai
                     usable = [c for c in todo if len(c.modified) <= MAX_FILES]
                     old = dict(read_blobs(commit.git_dir, sorted({f.old_blob for c in usable for f in c.modified})))
                     for entry in todo:
-                        functions, message, skipped = pairs_of(entry, old)
+                        functions, message, skipped = pairs_of(entry, old, contested)
                         split = "validation" if is_validation(entry.sha, run.validation_share) else "train"
                         pairs_file.writelines(json.dumps(
                             {"repo": name, "commit": entry.sha, "split": split, "language": language,

@@ -145,3 +145,16 @@ def test_a_history_git_cannot_read_to_the_end_keeps_what_was_read_and_the_others
     result = CliRunner().invoke(spider, ["models", "pairs", f"demo/broken={broken}", "--out", str(tmp_path / "c.jsonl")])
     assert result.exit_code == 0
     assert result.stderr.splitlines()[-1].startswith("demo/broken: history read only in part, after 3 commits")
+
+
+def test_a_header_is_read_in_the_language_the_repository_chose_for_it(tmp_path):
+    """`.h` is C or C++ by which the repository holds more of, as `spider index` decides: here C++."""
+    header = "class Cart {\n public:\n  int size() const {\n    return n_;\n  }\n  int n_;\n};\n"
+    sources = {f"src/part{i}.cpp": f'#include "cart.h"\nint part{i}() {{ return {i}; }}\n' for i in range(3)}
+    root, _ = make_repo(tmp_path / "cpp", {"include/cart.h": header, "src/main.c": "int main(void) { return 0; }\n",
+                                           **sources})
+    sha = commit(root, {"include/cart.h": header.replace("return n_;", "return n_ + 0;")},
+                 "Count the items of a cart from zero")
+    out = tmp_path / "pairs.jsonl"
+    build_pairs([("demo/cpp", root)], out, PairsRun(), report=lambda _: None)
+    assert [(p["commit"], p["language"], p["function"]) for p in read(out)] == [(sha, "cpp", "include/cart.h:Cart.size")]
