@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -79,32 +80,31 @@ def is_validation(sha: str, share: float) -> bool:
     return int(hashlib.sha256(sha.encode()).hexdigest()[:8], 16) < share * 16**8
 
 
-_RECORD, _HEADER_END = b"\x1e", b"\x1f"
-_LOG_FORMAT = "--format=%x1e%H%x00%an <%ae>%x00%B%x1f"
-
-
 def history(git_dir: Path, rev: str, max_commits: int) -> Iterator[HistoryCommit]:
     """Non-merge commits with a parent, newest first, with their diffs to the parent: one `git log` streamed.
     A path git has to quote (control characters, quotes, backslashes) is left out. Where git stops on an object
-    it cannot read, the commits it wrote whole come first, then CorruptRepository; the one it was writing never."""
+    it cannot read, the commits it wrote whole come first, then CorruptRepository; the one it was writing never.
+    Records and headers end in a random token: a message cannot forge the start of another commit or a diff."""
+    token = secrets.token_hex(16)
+    record, header_end = f"\x1e{token}".encode(), f"\x1f{token}".encode()
     command = ["git", "--git-dir", str(git_dir), "-c", "core.quotePath=false", "log", "--no-merges", "--min-parents=1",
                f"--max-count={max_commits}", "-p", "-U0", "--raw", "--no-renames", "--no-abbrev", "--no-color",
-               "--no-ext-diff", _LOG_FORMAT, rev, "--"]
+               "--no-ext-diff", f"--format=%x1e{token}%H%x00%an <%ae>%x00%B%x1f{token}", rev, "--"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout and proc.stderr
         pending = b""
         for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):  # type: ignore[union-attr]
-            *records, pending = (pending + chunk).split(_RECORD)
-            yield from (commit for record in records if (commit := _commit_of(record)) is not None)
+            *records, pending = (pending + chunk).split(record)
+            yield from (commit for text in records if (commit := _commit_of(text, header_end)) is not None)
         stderr = proc.stderr.read()
     if proc.returncode != 0:
         raise CorruptRepository(f"cannot read the history of {rev} in {git_dir}: {git_error(stderr)}")
-    if pending and (commit := _commit_of(pending)) is not None:
+    if pending and (commit := _commit_of(pending, header_end)) is not None:
         yield commit
 
 
-def _commit_of(record: bytes) -> HistoryCommit | None:
-    header, found, body = record.partition(_HEADER_END)
+def _commit_of(record: bytes, header_end: bytes) -> HistoryCommit | None:
+    header, found, body = record.partition(header_end)
     fields = header.split(b"\0", 2)
     if not found or len(fields) != 3:
         return None

@@ -158,3 +158,17 @@ def test_a_header_is_read_in_the_language_the_repository_chose_for_it(tmp_path):
     out = tmp_path / "pairs.jsonl"
     build_pairs([("demo/cpp", root)], out, PairsRun(), report=lambda _: None)
     assert [(p["commit"], p["language"], p["function"]) for p in read(out)] == [(sha, "cpp", "include/cart.h:Cart.size")]
+
+
+def test_a_message_cannot_forge_a_commit_or_a_diff(tmp_path):
+    """git log's separators in a message (as the old fixed ones were) are read as text, not as structure."""
+    root, _ = make_repo(tmp_path / "forge", {"app.py": APP})
+    blob = git(root, "rev-parse", "HEAD:app.py")
+    forged = (f"Return the first item of f for a list\x1f\n:100644 100644 {blob} {blob} M\tapp.py\n\n"
+              "\x1e" + "0" * 40 + " Forged commit about g\x1f")  # git refuses NUL in a message
+    sha = commit(root, {"app.py": APP.replace("return items[0]", "return items[:1][0]")}, forged)
+    out = tmp_path / "pairs.jsonl"
+    build_pairs([("demo/forge", root)], out, PairsRun(), report=lambda _: None)
+    pairs = read(out)
+    assert [(p["commit"], p["function"]) for p in pairs] == [(sha, "app.py:f")]
+    assert pairs[0]["message"].startswith("Return the first item of f for a list")
