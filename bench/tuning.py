@@ -1,0 +1,193 @@
+"""The embedding-tuning experiments of issue 23: a sample of `spider models pairs` output to train on, and a report
+of one experiment (the tuned model's training record beside `spider eval` of the base and the tuned model on the
+same instances).
+
+    python bench/tuning.py sample --pairs PAIRS --out SAMPLE [--per-repo 450] [--validation-per-repo 40]
+    spider models tune --pairs SAMPLE --name NAME ...
+    SPIDER_EMBED_MODEL=NAME spider eval ... --out TUNED ;  spider eval ... --out BASE
+    python bench/tuning.py report --model-dir SPIDER_HOME/models/NAME --pairs-summary PAIRS.summary.json \\
+        --base BASE --tuned TUNED --title "..." --notes "..."
+
+The sample keeps whole commits (a commit's pairs share its message), chosen per repository by a seeded shuffle,
+so no repository's history dominates. The report appends the experiment to bench/results/tuning.md (the log: one
+section per experiment, newest last) and its figures to bench/results/tuning.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "bench"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.query.evaluation.metrics import (  # noqa: E402
+    accuracy_at,
+    bootstrap_ci,
+    mrr_at,
+    paired_bootstrap_p,
+    recall_at,
+    sign_flip_p,
+)
+from spider.query.evaluation.run import read_results  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+METHODS = ("der", "hybrid", "spider/learned/contains:4,invokes:2")
+
+
+def sample(pairs: Path, out: Path, per_repo: int, validation_per_repo: int, seed: int) -> dict:
+    """Write at most per_repo training and validation_per_repo validation pairs of each repository, whole commits."""
+    commits: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for line in pairs.read_text().splitlines():
+        row = json.loads(line)
+        commits[(row["repo"], row["split"])][row["commit"]].append(line)
+    kept: list[str] = []
+    counts: dict[str, dict[str, int]] = defaultdict(dict)
+    for (repo, split), by_commit in sorted(commits.items()):
+        cap = per_repo if split == "train" else validation_per_repo
+        order = sorted(by_commit)
+        random.Random(f"{seed}:{repo}:{split}").shuffle(order)
+        chosen: list[str] = []
+        for commit in order:
+            if len(chosen) + len(by_commit[commit]) <= cap:
+                chosen.extend(by_commit[commit])
+        kept.extend(chosen)
+        counts[repo][split] = len(chosen)
+    out.write_text("".join(line + "\n" for line in kept))
+    return {"pairs": str(pairs), "out": str(out), "per_repo": per_repo, "validation_per_repo": validation_per_repo,
+            "seed": seed, "counts": counts}
+
+
+def _scores(rows: dict[str, dict], method: str, k: int) -> dict[str, dict[str, float]]:
+    """Per instance: recall, accuracy and MRR of method at k."""
+    out = {}
+    for instance, row in rows.items():
+        hits = row["methods"][method][str(max(int(key) for key in row["methods"][method]))]["hits"]
+        out[instance] = {"recall": recall_at(hits, row["m"], k), "acc": accuracy_at(hits, row["m"], k),
+                         "mrr": mrr_at(hits, k)}
+    return out
+
+
+def compare(base_dir: Path, tuned_dir: Path) -> dict:
+    """Base vs tuned for METHODS per language (and all) at K 5/10/20/50 on the instances both ran."""
+    base = {r["instance_id"]: r for r in read_results(base_dir / "instances.jsonl")}
+    tuned = {r["instance_id"]: r for r in read_results(tuned_dir / "instances.jsonl")}
+    shared = sorted(set(base) & set(tuned))
+    languages = {"all": shared}
+    for instance in shared:
+        languages.setdefault(base[instance]["language"], []).append(instance)
+    table: dict = {}
+    for language, instances in languages.items():
+        for method in METHODS:
+            if not all(method in base[i]["methods"] and method in tuned[i]["methods"] for i in instances):
+                continue
+            for k in (5, 10, 20, 50):
+                b = _scores({i: base[i] for i in instances}, method, k)
+                t = _scores({i: tuned[i] for i in instances}, method, k)
+                entry = {}
+                for metric in ("recall", "acc", "mrr"):
+                    bv, tv = [b[i][metric] for i in instances], [t[i][metric] for i in instances]
+                    entry[metric] = {"base": sum(bv) / len(bv), "tuned": sum(tv) / len(tv),
+                                     "tuned_ci95": bootstrap_ci(tv), "p_paired_bootstrap": paired_bootstrap_p(tv, bv),
+                                     "p_sign_flip": sign_flip_p(tv, bv)}
+                table.setdefault(language, {"instances": len(instances)}).setdefault(method, {})[str(k)] = entry
+    return table
+
+
+def report(args: argparse.Namespace) -> None:
+    info = json.loads((args.model_dir / "tune_info.json").read_text())
+    pairs_summary = json.loads(args.pairs_summary.read_text())
+    table = compare(args.base, args.tuned)
+    record = {"title": args.title, "date": dt.date.today().isoformat(), "notes": args.notes, "tune_info": info,
+              "pairs_summary": pairs_summary, "sample": json.loads(args.sample.read_text()) if args.sample else None,
+              "comparison": table, "machine": machine(("torch",)), "spider": spider_commit()}
+    log_json = RESULTS / "tuning.json"
+    experiments = json.loads(log_json.read_text()) if log_json.exists() else []
+    experiments = [e for e in experiments if e["title"] != args.title] + [record]
+    log_json.write_text(json.dumps(experiments, indent=1) + "\n")
+    (RESULTS / "tuning.md").write_text(render(experiments))
+    print(render([record]))
+
+
+def render(experiments: list[dict]) -> str:
+    lines = ["# Embedding tuning: the experiment log (issue 23)", "",
+             "Each experiment: the pairs it trained on, the settings, the validation in-batch accuracy per epoch, and "
+             "`spider eval` of the base and the tuned model on the same instances, side by side. Written by "
+             "`bench/tuning.py report`; the newest last. Figures from a subset of the dev split say so.", ""]
+    for e in experiments:
+        info = e["tune_info"]
+        lines += [f"## {e['title']} ({e['date']})", "", e["notes"], ""]
+        lines += [f"- Model `{info['name']}` from `{info['base']}` on {info['device']} (torch {info['torch']}), "
+                  f"settings {json.dumps(info['settings'])}; {info['train_pairs']} training and "
+                  f"{info['validation_pairs']} validation pairs (sha256 {info['pairs_sha256'][:12]}…); training "
+                  f"{info['train_seconds'] / 60:.1f} min; export check cosine {info['check_min_cosine']}.",
+                  "- Validation in-batch accuracy by epoch: " + ", ".join(
+                      f"{row['epoch']}: {row['validation_accuracy']:.3f}" + (f" (loss {row['train_loss']})" if "train_loss" in row else "")
+                      for row in info["epochs"]) + ".",
+                  f"- Machine: {e['machine']['cpu_model']}, {e['machine']['nproc']} cores; spider {e['spider']['sha'][:12]}.", ""]
+        repos = e["pairs_summary"]["repositories"]
+        sample = (e.get("sample") or {}).get("counts", {})
+        lines += ["| repository | head | commits read | pairs (language/split) | sampled train / validation |",
+                  "|---|---|---:|---|---:|"]
+        for name, repo in repos.items():
+            read = sum(repo["commits"].values())
+            pairs = ", ".join(f"{k} {v}" for k, v in repo["pairs"].items())
+            note = " (history read in part)" if "unreadable" in repo else ""
+            taken = sample.get(name, {})
+            lines.append(f"| {name} | {repo['head'][:12]} | {read}{note} | {pairs} | "
+                         f"{taken.get('train', 0)} / {taken.get('validation', 0)} |")
+        lines += ["", "| language | instances | method | R@5 base → tuned | R@10 | R@20 (tuned 95% CI) | R@50 | Acc@20 | MRR@50 | p R@20 (bootstrap / sign-flip) |",
+                  "|---|---:|---|---|---|---|---|---|---|---|"]
+        for language, methods in e["comparison"].items():
+            for method, by_k in methods.items():
+                if method == "instances":
+                    continue
+
+                def pair(k: str, metric: str = "recall") -> str:
+                    v = by_k[k][metric]
+                    return f"{v['base']:.3f} → {v['tuned']:.3f}"
+
+                r20 = by_k["20"]["recall"]
+                lines.append(f"| {language} | {methods['instances']} | {method} | {pair('5')} | {pair('10')} | "
+                             f"{pair('20')} ({r20['tuned_ci95'][0]:.3f}–{r20['tuned_ci95'][1]:.3f}) | {pair('50')} | "
+                             f"{pair('20', 'acc')} | {pair('50', 'mrr')} | {r20['p_paired_bootstrap']:.3f} / {r20['p_sign_flip']:.3f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    s = commands.add_parser("sample", help="a per-repository sample of a pairs file, whole commits")
+    s.add_argument("--pairs", type=Path, required=True)
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--per-repo", type=int, default=450)
+    s.add_argument("--validation-per-repo", type=int, default=40)
+    s.add_argument("--seed", type=int, default=0)
+    r = commands.add_parser("report", help="append one experiment to bench/results/tuning.{md,json}")
+    r.add_argument("--model-dir", type=Path, required=True)
+    r.add_argument("--pairs-summary", type=Path, required=True)
+    r.add_argument("--sample", type=Path, help="the sample's record (`sample` prints it; saved as JSON)")
+    r.add_argument("--base", type=Path, required=True, help="`spider eval` results with the base model")
+    r.add_argument("--tuned", type=Path, required=True, help="`spider eval` results with the tuned model")
+    r.add_argument("--title", required=True)
+    r.add_argument("--notes", default="")
+    args = parser.parse_args()
+    if args.command == "sample":
+        record = sample(args.pairs, args.out, args.per_repo, args.validation_per_repo, args.seed)
+        args.out.with_name(args.out.name + ".sample.json").write_text(json.dumps(record, indent=1) + "\n")
+        print(json.dumps(record, indent=1))
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
