@@ -67,10 +67,10 @@ def sample(pairs: Path, out: Path, per_repo: int, validation_per_repo: int, seed
 
 
 def _scores(rows: dict[str, dict], method: str, k: int) -> dict[str, dict[str, float]]:
-    """Per instance: recall, accuracy and MRR of method at k."""
+    """Per instance: recall, accuracy and MRR of method at k, from its answer at k (spider's differs with K)."""
     out = {}
     for instance, row in rows.items():
-        hits = row["methods"][method][str(max(int(key) for key in row["methods"][method]))]["hits"]
+        hits = row["methods"][method][str(k)]["hits"]
         out[instance] = {"recall": recall_at(hits, row["m"], k), "acc": accuracy_at(hits, row["m"], k),
                          "mrr": mrr_at(hits, k)}
     return out
