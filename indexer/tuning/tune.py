@@ -31,7 +31,6 @@ from spider.indexer.vectors import embedding, model_build
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 CHECK_PAIRS = 8  # pairs whose message and function text join GOLDEN_TEXTS in the export check
 BASE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json")
-COPIED_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 
 
 def read_pairs(path: Path) -> tuple[list[Pair], list[Pair], str]:
@@ -141,14 +140,7 @@ def export(model, source: Path, out: Path, max_tokens: int, check_texts: list[st
         with torch.no_grad():
             reference = Encoder(model, _tokenizer(source), torch.device("cpu"), max_tokens)(check_texts).numpy()
         save_weights(model, staging / "model.safetensors", np.float32)
-        for file in COPIED_FILES:
-            if (source / file).is_file():
-                shutil.copyfile(source / file, staging / file)
-        config_path = staging / "tokenizer_config.json"
-        config = json.loads(config_path.read_text())
-        config["model_max_length"] = max_tokens  # fastembed truncates at min(model_max_length, max_length)
-        config.pop("max_length", None)
-        config_path.write_text(json.dumps(config, indent=1, sort_keys=True))
+        model_build.copy_tokenizer(source, staging, max_tokens)
         model_build.write_bert_onnx(staging, staging / "model.onnx")
         cosines = model_build.onnx_cosines(staging, check_texts, reference, max_tokens)
         if min(cosines) < model_build.GOLDEN_MIN_COSINE:

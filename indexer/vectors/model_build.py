@@ -130,14 +130,7 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
     staging.mkdir()
     try:
         write_bert_onnx(source, staging / "model.onnx")
-        for name in TOKENIZER_FILES:
-            if (source / name).is_file():
-                shutil.copyfile(source / name, staging / name)
-        config_path = staging / "tokenizer_config.json"
-        tokenizer_config = json.loads(config_path.read_text())
-        tokenizer_config["model_max_length"] = MAX_TOKENS  # fastembed truncates at min(model_max_length, max_length)
-        tokenizer_config.pop("max_length", None)
-        config_path.write_text(json.dumps(tokenizer_config, indent=1, sort_keys=True))
+        copy_tokenizer(source, staging, MAX_TOKENS)
         cosines = golden_cosines(staging)
         if min(cosines) < GOLDEN_MIN_COSINE:
             raise ConfigurationError(
@@ -167,6 +160,18 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
         return info
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def copy_tokenizer(source: Path, out: Path, max_tokens: int) -> None:
+    """Copy source's tokenizer files and config.json to out, the tokenizer truncating at max_tokens."""
+    for name in TOKENIZER_FILES:
+        if (source / name).is_file():
+            shutil.copyfile(source / name, out / name)
+    config_path = out / "tokenizer_config.json"
+    tokenizer_config = json.loads(config_path.read_text())
+    tokenizer_config["model_max_length"] = max_tokens  # fastembed truncates at min(model_max_length, max_length)
+    tokenizer_config.pop("max_length", None)
+    config_path.write_text(json.dumps(tokenizer_config, indent=1, sort_keys=True))
 
 
 def read_build_info(out_dir: str | Path) -> dict | None:
