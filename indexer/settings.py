@@ -107,6 +107,12 @@ class CelerySettings:
         """Seconds before the broker hands an unacknowledged task (its worker died) to another worker."""
         return _positive_int("SPIDER_VISIBILITY_TIMEOUT", self.visibility_timeout_setting, 4 * 3600)
 
+    @property
+    def sweep_interval(self) -> int:
+        """Seconds between a worker's sweeps for tasks to hand out again: a tenth of the visibility timeout, at
+        most 100 (kombu's default sweep, every 100 s whatever the timeout, would dominate a short one)."""
+        return min(100, max(1, self.visibility_timeout // 10))
+
 
 @dataclass(frozen=True)
 class CacheSettings:

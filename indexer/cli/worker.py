@@ -19,8 +19,10 @@ from spider.indexer.settings import BROKER_ENV, QUEUES, Settings
 def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> None:
     """Run a Celery worker for index jobs (needs SPIDER_BROKER_URL; the Neo4j and Qdrant settings must reach
     the same databases as the CLI that enqueues). Tasks are acknowledged late: a worker killed mid-task has its
-    task redelivered to another."""
+    task redelivered to another; a job whose tasks were lost altogether gets them sent again once the queues
+    have been empty, and it idle, for longer than SPIDER_VISIBILITY_TIMEOUT."""
     from spider.indexer.distributed import tasks
+    from spider.indexer.distributed.stalled import StalledJobSweep
 
     if not Settings.from_env().celery.broker_url:
         raise ConfigurationError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
@@ -28,5 +30,6 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     unknown = set(queues.split(",")) - set(QUEUES)
     if unknown:
         raise InvalidInput(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
+    tasks.app.steps["worker"].add(StalledJobSweep)
     args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name]
     tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))

@@ -39,7 +39,7 @@ from spider.indexer.pipeline.index import (
 from spider.indexer.pipeline.report import IndexReport, VersionsWritten
 from spider.indexer.schema import Label
 from spider.indexer.settings import CelerySettings, Settings
-from spider.indexer.source.base_snapshot import base_at, choose_base
+from spider.indexer.source.base_snapshot import BaseSnapshot, base_at, choose_base
 from spider.indexer.source.org import RepoSpec, materialise
 from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
 from spider.indexer.vectors.embedding import open_embedder
@@ -49,8 +49,7 @@ _TRANSIENT = (Neo4jUnavailable, SessionExpired, TransientError, ConnectionError)
 
 
 def make_app(celery: CelerySettings) -> Celery:
-    broker, unacked_after = celery.broker_url, celery.visibility_timeout
-    sweep_every = min(100, max(1, unacked_after // 10))
+    broker, unacked_after, sweep_every = celery.broker_url, celery.visibility_timeout, celery.sweep_interval
     app = Celery("spider")
     app.conf.update(
         broker_url=broker or "memory://",
@@ -67,8 +66,8 @@ def make_app(celery: CelerySettings) -> Celery:
         task_soft_time_limit=3300,
         worker_max_memory_per_child=2_000_000,  # KiB: a worker that grew past 2 GB is replaced
         # A message a dead worker held is redelivered after this long; longer than any task, so a slow task is
-        # never handed to a second worker while it runs. Workers sweep for such messages every tenth of it (kombu's
-        # default sweep, every 100 s whatever the timeout, would dominate a short one). A sweep holds a Redis lock
+        # never handed to a second worker while it runs. Workers sweep for such messages every `sweep_interval`
+        # (and for jobs whose messages were lost: `indexer.distributed.stalled`). A sweep holds a Redis lock
         # for milliseconds; kombu lets the lock of a worker killed mid-sweep block every sweep for 300 s, so it
         # expires after one sweep interval instead.
         broker_transport_options={"visibility_timeout": unacked_after,
@@ -211,29 +210,49 @@ def index_commit(path: str, repo: str | None = None, rev: str | None = None, emb
     this; a worker calls it once per revision of a manifest repository."""
     commit = open_commit(path, rev)
     repo = repo or default_repo_name(commit)
-    selection = select_files(commit)
-    base = None if full else choose_base(worker_store(), commit, repo, selection.files)
-    unchanged = {f.path for f in base.unchanged(selection.files)} if base else set()
-    to_parse = [f for f in selection.files if f.path not in unchanged]
+    files = select_files(commit).files
+    base = None if full else choose_base(worker_store(), commit, repo, files)
+    plan = jobs.JobPlan(embed=embed, model=model, base=base.snapshot if base else None)
+    to_parse = files_to_parse(files, base)
     job_id = jobs.new_job_id()
     running = jobs.create_job(worker_store(), job_id, repo, commit.rev, commit.sha, str(commit.git_dir),
-                              len(to_parse))
+                              len(to_parse), plan)
     if running:
         return running, None
+    return job_id, send_job_tasks(worker_store(), job_id, commit, repo, to_parse, plan)
+
+
+def files_to_parse(files: list[SourceFile], base: BaseSnapshot | None) -> list[SourceFile]:
+    unchanged = {f.path for f in base.unchanged(files)} if base else set()
+    return [f for f in files if f.path not in unchanged]
+
+
+def send_job_tasks(store: GraphStore, job_id: str, commit: Commit, repo: str, to_parse: list[SourceFile],
+                   plan: jobs.JobPlan) -> AsyncResult:
     header = [
         parse_batch_task.s(str(commit.git_dir), commit.sha, commit.rev,
                            [[f.path, f.blob, f.size, f.language] for f in batch],
                            job_id=job_id, batch=index)
         for index, batch in enumerate(batches(to_parse))
     ]
-    body = write_snapshot_task.s(str(commit.git_dir), repo, commit.sha, commit.rev,
-                                 base.snapshot if base else None, job_id=job_id) | embed_snapshot_task.s(
-        repo, commit.sha, embed, model, job_id=job_id)
+    body = write_snapshot_task.s(str(commit.git_dir), repo, commit.sha, commit.rev, plan.base,
+                                 job_id=job_id) | embed_snapshot_task.s(repo, commit.sha, plan.embed, plan.model,
+                                                                        job_id=job_id)
     try:
-        return job_id, (chord(header)(body) if header else body.apply_async(args=([],)))
+        return chord(header)(body) if header else body.apply_async(args=([],))
     except (OperationalError, RuntimeError, ConnectionError) as exc:  # the broker went away since the check
-        jobs.fail_job(worker_store(), job_id, f"could not enqueue: {exc}")
+        jobs.fail_job(store, job_id, f"could not enqueue: {exc}")
         raise ServiceUnavailable(f"could not enqueue job {job_id} on {Settings.from_env().celery.broker_url}: {exc}") from None
+
+
+def send_job_tasks_again(store: GraphStore, job: dict) -> None:
+    """Send a claimed job's tasks again (`jobs.claim_stalled`): all its parse batches, as the first time (batches
+    already done are redone, and counted once), then the write and the embedding. Every task is idempotent."""
+    commit = Commit(Path(job["path"]), job["commit"], job["rev"])
+    files = select_files(commit).files
+    base = base_at(commit, job["base"]) if job["base"] else None
+    plan = jobs.JobPlan(embed=job["embed"], model=job["model"], base=job["base"])
+    send_job_tasks(store, job["id"], commit, job["repo"], files_to_parse(files, base), plan)
 
 
 def ensure_broker() -> None:

@@ -9,7 +9,9 @@ snapshot that a job is indexing returns that job.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
+from dataclasses import dataclass
 
 from neo4j.exceptions import ConstraintError
 from spider.indexer.graph.store import GraphStore
@@ -22,18 +24,29 @@ def new_job_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+@dataclass(frozen=True)
+class JobPlan:
+    """What it takes to send an index job's tasks again, beside its commit and path."""
+
+    embed: bool = True
+    model: str | None = None
+    base: str | None = None  # the snapshot the commit is indexed against
+
+
 def create_job(store: GraphStore, job_id: str, repo: str, rev: str, snapshot: str, path: str,
-               files_total: int) -> str | None:
+               files_total: int, plan: JobPlan | None = None) -> str | None:
     """Record the job; None when it is recorded, else the id of the job already indexing this snapshot (the
-    database's uniqueness constraint decides, so two concurrent enqueues cannot both win)."""
+    database's uniqueness constraint decides, so two concurrent enqueues cannot both win). An index job's plan
+    lets a worker send its tasks again (`claim_stalled`); a manifest repository's job has none."""
     store.ensure_schema()
     try:
         store.run_named("job_create", id=job_id, repo=repo, rev=rev, snapshot=snapshot, path=path,
-                        files_total=files_total)
+                        files_total=files_total,
+                        **(dataclasses.asdict(plan) if plan else dict.fromkeys(f.name for f in dataclasses.fields(JobPlan))))
         return None
     except ConstraintError:
         rows = store.run_named("job_active", repo=repo, snapshot=snapshot)
-        return rows[0]["id"] if rows else create_job(store, job_id, repo, rev, snapshot, path, files_total)
+        return rows[0]["id"] if rows else create_job(store, job_id, repo, rev, snapshot, path, files_total, plan)
 
 
 def batch_done(store: GraphStore, job_id: str, batch: int, files: int) -> None:
@@ -56,6 +69,12 @@ def cancel_job(store: GraphStore, job_id: str) -> None:
 def fail_job(store: GraphStore, job_id: str, error: str) -> None:
     """Kept in the graph every analyst reads: the error's secrets (a fetched URL's token) are masked first."""
     store.run_named("job_fail", id=job_id, error=redact(error))
+
+
+def claim_stalled(store: GraphStore, idle_seconds: int) -> list[dict]:
+    """Queued or running index jobs idle for idle_seconds, each claimed by this caller alone (claiming resets its
+    idle time): their id, repo, rev, commit, path and plan fields."""
+    return store.run_named("job_claim_stalled", seconds=idle_seconds)
 
 
 def list_jobs(store: GraphStore, job_id: str | None = None, limit: int = 50) -> list[dict]:

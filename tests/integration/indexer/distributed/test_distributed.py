@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.pipeline.index import index_repository
 from spider.indexer.settings import Settings
@@ -202,6 +203,27 @@ def test_a_worker_killed_mid_job_has_its_tasks_redelivered_and_the_graph_is_whol
     killed, clean = read_graph(store, f"{repo_name}-killed", sha), read_graph(store, f"{repo_name}-clean", sha)
     assert len(killed[0]) > 1800 and sorted(map(repr, killed[0])) == sorted(map(repr, clean[0]))
     assert sorted(map(repr, killed[1])) == sorted(map(repr, clean[1]))
+
+
+def test_a_job_whose_task_message_was_lost_is_sent_again(tmp_path, store, repo_name, workers, redis_url):
+    """kombu's Redis transport pops a message before it records it as unacknowledged, so a worker killed in
+    between loses it for good (kombu#305) and the job would wait forever. Workers that find the queues empty and
+    a job idle for longer than any redelivery takes send its tasks again."""
+    root, sha = make_repo(tmp_path / "repo", many_modules(200))
+    job_id = enqueue(root, f"{repo_name}-lost", redis_url)
+    broker = redis.Redis.from_url(redis_url)
+    ours = [m for m in broker.lrange("parse", 0, -1) if job_id in json.loads(m)["headers"]["kwargsrepr"]]
+    assert len(ours) == 4 and broker.lrem("parse", 1, ours[-1]) == 1  # the next batch, lost on its way
+    workers.start(concurrency=2, env={"SPIDER_VISIBILITY_TIMEOUT": "10"})
+
+    job = wait_for_job(job_id, redis_url, timeout=240)
+
+    assert job["state"] == "done" and job["errors"] == [], workers.log.read_text()[-3000:]
+    assert job["files_done"] == job["files_total"] == 201
+    index_repository(store, str(root), repo=f"{repo_name}-clean")
+    lost, clean = read_graph(store, f"{repo_name}-lost", sha), read_graph(store, f"{repo_name}-clean", sha)
+    assert len(lost[0]) > 600 and sorted(map(repr, lost[0])) == sorted(map(repr, clean[0]))
+    assert sorted(map(repr, lost[1])) == sorted(map(repr, clean[1]))
 
 
 def test_the_same_snapshot_enqueued_twice_at_once_is_one_job(tmp_path, store, repo_name, workers, redis_url):
