@@ -7,6 +7,11 @@ same instances).
     SPIDER_EMBED_MODEL=NAME spider eval ... --out TUNED ;  spider eval ... --out BASE
     python bench/tuning.py report --model-dir SPIDER_HOME/models/NAME --pairs-summary PAIRS.summary.json \\
         --base BASE --tuned TUNED --title "..." --notes "..."
+    python bench/tuning.py throughput --pairs PAIRS --base all-MiniLM-L6-v2 --tuned NAME [--texts 600 --passes 3]
+
+`throughput` embeds the same seeded sample of function texts with both models, passes interleaved, and writes
+bench/results/tuning_throughput.{md,json}: a tuned model has its base's architecture, so the two must be equal
+within noise.
 
 The sample keeps whole commits (a commit's pairs share its message), chosen per repository by a seeded shuffle,
 so no repository's history dominates. The report appends the experiment to bench/results/tuning.md (the log: one
@@ -19,7 +24,9 @@ import argparse
 import datetime as dt
 import json
 import random
+import statistics
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -163,6 +170,40 @@ def render(experiments: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def throughput(args: argparse.Namespace) -> dict:
+    from spider.indexer.vectors.embedding import open_embedder
+
+    texts = sorted({json.loads(line)["text"] for line in args.pairs.open()})
+    texts = random.Random(args.seed).sample(texts, min(args.texts, len(texts)))
+    models = {"base": open_embedder(args.base), "tuned": open_embedder(args.tuned)}
+    for embedder in models.values():
+        embedder.embed_documents(texts[:32])  # warm
+    rates: dict[str, list[float]] = {role: [] for role in models}
+    for _ in range(args.passes):
+        for role, embedder in models.items():
+            started = time.perf_counter()
+            embedder.embed_documents(texts)
+            rates[role].append(round(len(texts) / (time.perf_counter() - started), 2))
+    ratios = [round(t / b, 3) for b, t in zip(rates["base"], rates["tuned"])]
+    record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "texts": len(texts),
+              "seed": args.seed, "passes": args.passes, "models": {"base": args.base, "tuned": args.tuned},
+              "texts_per_s": rates, "median_texts_per_s": {r: statistics.median(v) for r, v in rates.items()},
+              "tuned_over_base": ratios, "median_ratio": statistics.median(ratios),
+              "machine": machine(("fastembed", "onnxruntime")), "spider": spider_commit()}
+    (RESULTS / "tuning_throughput.json").write_text(json.dumps(record, indent=1) + "\n")
+    (RESULTS / "tuning_throughput.md").write_text("\n".join([
+        f"# Embedding throughput: base and tuned model ({record['date']})", "",
+        f"`bench/tuning.py throughput`: {len(texts)} function texts (a seeded sample of a pairs file, seed "
+        f"{args.seed}) embedded by `Embedder.embed_documents` with `{args.base}` and `{args.tuned}`, "
+        f"{args.passes} interleaved passes, on {record['machine']['cpu_model']} ({record['machine']['nproc']} "
+        f"cores, shared); spider {record['spider']['sha'][:12]}.", "",
+        "| model | texts/s per pass | median |", "|---|---|---:|",
+        *(f"| {role} `{record['models'][role]}` | {', '.join(map(str, v))} | {record['median_texts_per_s'][role]} |"
+          for role, v in rates.items()), "",
+        f"Tuned over base, per pass: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**.", ""]))
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -180,8 +221,17 @@ def main() -> None:
     r.add_argument("--tuned", type=Path, required=True, help="`spider eval` results with the tuned model")
     r.add_argument("--title", required=True)
     r.add_argument("--notes", default="")
+    t = commands.add_parser("throughput", help="embedding throughput of the base and the tuned model, side by side")
+    t.add_argument("--pairs", type=Path, required=True, help="function texts are sampled from it")
+    t.add_argument("--base", required=True)
+    t.add_argument("--tuned", required=True)
+    t.add_argument("--texts", type=int, default=600)
+    t.add_argument("--passes", type=int, default=3)
+    t.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.command == "sample":
+    if args.command == "throughput":
+        print(json.dumps(throughput(args), indent=1))
+    elif args.command == "sample":
         record = sample(args.pairs, args.out, args.per_repo, args.validation_per_repo, args.seed)
         args.out.with_name(args.out.name + ".sample.json").write_text(json.dumps(record, indent=1) + "\n")
         print(json.dumps(record, indent=1))
