@@ -37,6 +37,7 @@ from spider.indexer.pipeline.index import (
     write_graph,
 )
 from spider.indexer.pipeline.report import IndexReport, VersionsWritten
+from spider.indexer.redact import redact
 from spider.indexer.schema import Label
 from spider.indexer.settings import CelerySettings, Settings
 from spider.indexer.source.base_snapshot import BaseSnapshot, base_at, choose_base
@@ -186,7 +187,8 @@ def index_manifest(specs: list[RepoSpec], embed: bool = True, model: str | None 
     outcomes = []
     for spec in specs:
         job_id = jobs.new_job_id()
-        running = jobs.create_job(store, job_id, spec.name, ",".join(spec.revs), "", spec.url or spec.path or "", 0)
+        source = redact(spec.url) if spec.url else spec.path or ""  # analysts read every job: no token
+        running = jobs.create_job(store, job_id, spec.name, ",".join(spec.revs), "", source, 0)
         outcome = {"repo": spec.name, "job": running or job_id, "status": "already running", "error": None}
         if not running:
             try:

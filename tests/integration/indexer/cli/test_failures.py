@@ -3,6 +3,7 @@ traceback, and no secret planted in the environment shows anywhere in what they 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -10,6 +11,8 @@ import subprocess
 import pytest
 from spider.indexer.graph import jobs
 from spider.indexer.settings import Neo4jSettings
+
+from tests.integration.helpers import run_spider
 
 PLANTED = {  # every secret-bearing setting, each with a value no output may show
     "NEO4J_PASSWORD": "planted-neo4j-pw-1",
@@ -78,6 +81,25 @@ def test_a_failed_job_keeps_its_error_masked_in_the_graph(store, repo_name):
     jobs.create_job(store, job, repo_name, "HEAD", "0" * 40, "/nowhere", 0)
     jobs.fail_job(store, job, f"cannot fetch https://bot:{URI_PASSWORD}@git.example/org/repo: denied")
     assert jobs.list_jobs(store, job)[0]["errors"] == ["cannot fetch https://bot:***@git.example/org/repo: denied"]
+
+
+def test_a_manifest_urls_credentials_never_reach_the_graph(tmp_path, store, repo_name):
+    """Analysts read every node through `spider cypher`: a job keeps its repository's URL with the token masked."""
+    manifest = tmp_path / "org.json"
+    token = "ghp_plantedToken0123456789"
+    manifest.write_text(json.dumps({"repos": [
+        {"url": f"https://{token}@127.0.0.1:9/org/a.git", "name": f"{repo_name}-a"},
+        {"url": f"https://bot:{URI_PASSWORD}@127.0.0.1:9/org/b.git", "name": f"{repo_name}-b"}]}))
+
+    result = run_spider("org", "index", manifest, "--json", "--no-embed",
+                        env={"SPIDER_BROKER_URL": "", "SPIDER_REPO_CACHE": str(tmp_path / "cache")}, timeout=120)
+
+    assert result.returncode == 1 and [o["status"] for o in json.loads(result.stdout)] == ["failed", "failed"]
+    rows, _, _ = store.driver.execute_query("MATCH (j:IndexJob) WHERE j.repo STARTS WITH $repo RETURN properties(j) "
+                                            "AS job", repo=repo_name, database_=store.settings.database)
+    stored = json.dumps([row["job"] for row in rows], default=str)
+    assert len(rows) == 2 and token not in stored and URI_PASSWORD not in stored
+    assert "https://***@127.0.0.1:9/org/a.git" in stored and "https://bot:***@127.0.0.1:9/org/b.git" in stored
 
 
 def test_no_output_shows_a_planted_secret(failures, neo4j_settings):
