@@ -8,10 +8,15 @@ same instances).
     python bench/tuning.py report --model-dir SPIDER_HOME/models/NAME --pairs-summary PAIRS.summary.json \\
         --base BASE --tuned TUNED --title "..." --notes "..."
     python bench/tuning.py throughput --pairs PAIRS --base all-MiniLM-L6-v2 --tuned NAME [--texts 600 --passes 3]
+    python bench/tuning.py steps --pairs PAIRS --base all-MiniLM-L6-v2 [--rounds 3 --batch-size 32]
 
 `throughput` embeds the same seeded sample of function texts with both models, passes interleaved, and writes
 bench/results/tuning_throughput.{md,json}: a tuned model has its base's architecture, so the two must be equal
 within noise.
+
+`steps` times training steps (forward, backward, optimizer) on seeded batches of a pairs file, encoding each
+batch's texts in one padded batch and in the `Encoder`'s length-sorted chunks, interleaved, and writes
+bench/results/tuning_steps.{md,json}.
 
 The sample keeps whole commits (a commit's pairs share its message), chosen per repository by a seeded shuffle,
 so no repository's history dominates. The report appends the experiment to bench/results/tuning.md (the log: one
@@ -204,6 +209,49 @@ def throughput(args: argparse.Namespace) -> dict:
     return record
 
 
+def steps(args: argparse.Namespace) -> dict:
+    import torch
+    from spider.indexer.tuning.batches import Pair, batches_without_repeats
+    from spider.indexer.tuning.bert import load_bert
+    from spider.indexer.tuning.train import CHUNK, Encoder, in_batch_loss
+    from spider.indexer.tuning.tune import base_directory, load_tokenizer
+
+    pairs = [Pair(row["message"], row["text"]) for row in map(json.loads, args.pairs.open())]
+    batches = batches_without_repeats(pairs, args.batch_size, random.Random(args.seed))[:args.rounds]
+    source = base_directory(args.base)
+    encoder = Encoder(load_bert(source), load_tokenizer(source), torch.device("cpu"), args.max_tokens)
+    optimizer = torch.optim.AdamW(encoder.model.parameters(), lr=2e-5)
+    encoder.model.train()
+    seconds: dict[str, list[float]] = {"one padded batch": [], f"chunks of {CHUNK}": []}
+    for batch in batches:
+        for way, chunk in zip(seconds, (args.batch_size, CHUNK)):
+            encoder.chunk = chunk
+            started = time.perf_counter()
+            loss, _ = in_batch_loss(encoder([pairs[i].message for i in batch]), encoder([pairs[i].text for i in batch]))
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            seconds[way].append(round(time.perf_counter() - started, 2))
+    ratios = [round(a / b, 3) for a, b in zip(*seconds.values())]
+    record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "base": args.base,
+              "batch_size": args.batch_size, "max_tokens": args.max_tokens, "rounds": len(batches), "seed": args.seed,
+              "torch_threads": torch.get_num_threads(), "seconds_per_step": seconds,
+              "padded_over_chunked": ratios, "median_ratio": statistics.median(ratios),
+              "machine": machine(("torch",)), "spider": spider_commit()}
+    (RESULTS / "tuning_steps.json").write_text(json.dumps(record, indent=1) + "\n")
+    (RESULTS / "tuning_steps.md").write_text("\n".join([
+        f"# Training step time: one padded batch against length-sorted chunks ({record['date']})", "",
+        f"`bench/tuning.py steps`: {len(batches)} seeded batches of {args.batch_size} pairs of `{args.pairs.name}`, "
+        f"{args.max_tokens} tokens at most, `{args.base}`, forward + backward + AdamW step, the two ways "
+        f"interleaved on the same batches; {record['machine']['cpu_model']} ({record['machine']['nproc']} cores, "
+        f"shared), {record['torch_threads']} torch threads; spider {record['spider']['sha'][:12]}.", "",
+        "| way | seconds per step | median |", "|---|---|---:|",
+        *(f"| {way} | {', '.join(map(str, v))} | {statistics.median(v)} |" for way, v in seconds.items()), "",
+        f"One padded batch over chunks, per step: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**.",
+        ""]))
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -228,8 +276,17 @@ def main() -> None:
     t.add_argument("--texts", type=int, default=600)
     t.add_argument("--passes", type=int, default=3)
     t.add_argument("--seed", type=int, default=0)
+    st = commands.add_parser("steps", help="training step time: one padded batch against length-sorted chunks")
+    st.add_argument("--pairs", type=Path, required=True)
+    st.add_argument("--base", required=True)
+    st.add_argument("--rounds", type=int, default=3)
+    st.add_argument("--batch-size", type=int, default=32)
+    st.add_argument("--max-tokens", type=int, default=256)
+    st.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.command == "throughput":
+    if args.command == "steps":
+        print(json.dumps(steps(args), indent=1))
+    elif args.command == "throughput":
         print(json.dumps(throughput(args), indent=1))
     elif args.command == "sample":
         record = sample(args.pairs, args.out, args.per_repo, args.validation_per_repo, args.seed)

@@ -20,25 +20,40 @@ from spider.indexer.vectors.embedding import cut_text
 SCALE = 20.0  # sentence-transformers' default for MultipleNegativesRankingLoss
 WARMUP_SHARE = 0.1
 PROGRESS_SECONDS = 30.0
+CHUNK = 8  # texts a forward pass encodes together (`Encoder`)
 
 
 class Encoder:
-    """A Bert and its tokenizer on one device: texts -> unit vectors."""
+    """A Bert and its tokenizer on one device: texts -> unit vectors.
 
-    def __init__(self, model: Bert, tokenizer, device: torch.device, max_tokens: int) -> None:
+    Texts are encoded in chunks of `chunk`, sorted by length, each padded to its own longest text: the vectors
+    are those of one padded batch (padding is masked out), at less cost. Commit messages run from a few tokens to
+    hundreds, so one padded batch of 32 spent about three quarters of the message side on padding."""
+
+    def __init__(self, model: Bert, tokenizer, device: torch.device, max_tokens: int, chunk: int = CHUNK) -> None:
         self.model = model.to(device)
         self.device = device
         self.max_tokens = max_tokens
+        self.chunk = chunk
+        self.pad_id = model.config.get("pad_token_id", 0)
         self.tokenizer = tokenizer
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding(pad_id=model.config.get("pad_token_id", 0))
+        self.tokenizer.no_padding()
 
     def __call__(self, texts: Sequence[str]) -> torch.Tensor:
-        encodings = self.tokenizer.encode_batch([cut_text(t, self.max_tokens) for t in texts])
-        ids = torch.tensor([e.ids for e in encodings], device=self.device)
-        mask = torch.tensor([e.attention_mask for e in encodings], device=self.device)
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.device.type == "cuda"):
-            return self.model(ids, mask).float()
+        encodings = [e.ids for e in self.tokenizer.encode_batch([cut_text(t, self.max_tokens) for t in texts])]
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i]))
+        parts = []
+        for start in range(0, len(order), self.chunk):
+            chunk = [encodings[i] for i in order[start:start + self.chunk]]
+            width = max(len(ids) for ids in chunk)
+            ids = torch.tensor([ids + [self.pad_id] * (width - len(ids)) for ids in chunk], device=self.device)
+            mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in chunk], device=self.device)
+            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.device.type == "cuda"):
+                parts.append(self.model(ids, mask).float())
+        back = torch.empty(len(order), dtype=torch.long, device=self.device)
+        back[torch.tensor(order, device=self.device)] = torch.arange(len(order), device=self.device)
+        return torch.cat(parts)[back]
 
 
 def in_batch_loss(messages: torch.Tensor, functions: torch.Tensor) -> tuple[torch.Tensor, int]:

@@ -99,7 +99,7 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
         raise InvalidInput(f"--max-tokens {settings.max_tokens}: the base model reads at most "
                            f"{min(limit, model.config['max_position_embeddings'])} tokens")
     torch.set_num_threads(embedding.cpu_count())
-    encoder = Encoder(model, _tokenizer(source), pick_device(device), settings.max_tokens)
+    encoder = Encoder(model, load_tokenizer(source), pick_device(device), settings.max_tokens)
     report(f"tuning {base} on {encoder.device.type} ({torch.get_num_threads()} CPU threads) into {name}")
     started = time.monotonic()
     try:
@@ -138,7 +138,7 @@ def export(model, source: Path, out: Path, max_tokens: int, check_texts: list[st
     try:
         model.eval()
         with torch.no_grad():
-            reference = Encoder(model, _tokenizer(source), torch.device("cpu"), max_tokens)(check_texts).numpy()
+            reference = Encoder(model, load_tokenizer(source), torch.device("cpu"), max_tokens)(check_texts).numpy()
         save_weights(model, staging / "model.safetensors", np.float32)
         model_build.copy_tokenizer(source, staging, max_tokens)
         model_build.write_bert_onnx(staging, staging / "model.onnx")
@@ -155,7 +155,7 @@ def export(model, source: Path, out: Path, max_tokens: int, check_texts: list[st
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _tokenizer(source: Path):
+def load_tokenizer(source: Path):
     from tokenizers import Tokenizer
 
     return Tokenizer.from_file(str(source / "tokenizer.json"))

@@ -93,6 +93,20 @@ def test_training_ties_messages_to_functions_that_share_no_word(base: Path) -> N
     assert history[0]["validation_accuracy"] < 0.5 and history[-1]["validation_accuracy"] > 0.9, history
 
 
+def test_chunked_encoding_gives_the_vectors_of_one_padded_batch(base: Path) -> None:
+    texts = [f"{message} {'word ' * (3 * i)}" for i, (message, _) in enumerate(TOPICS)] + ["x", "a b c d e f g h i j"]
+    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32, chunk=3)
+    encoder.model.eval()
+    tokenizer = _tokenizer(base)
+    tokenizer.enable_truncation(max_length=32)
+    tokenizer.enable_padding(pad_id=0)
+    batch = tokenizer.encode_batch(texts)
+    with torch.no_grad():
+        chunked = encoder(texts)
+        whole = encoder.model(torch.tensor([e.ids for e in batch]), torch.tensor([e.attention_mask for e in batch]))
+    assert chunked.shape == whole.shape == (10, 32) and torch.allclose(chunked, whole, atol=1e-5)
+
+
 def test_the_same_seed_gives_the_same_weights(base: Path) -> None:
     pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 2)]
 
