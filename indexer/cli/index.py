@@ -151,7 +151,7 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
     with neo4j_local.open_graph(Settings.from_env()) as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
-    if is_indexed(state, not no_embed) and not force:
+    if is_indexed(state, None if no_embed else embedding.resolve_spec(model).name) and not force:
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
         click.echo(json.dumps(message) if as_json
                    else printable(f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)"))

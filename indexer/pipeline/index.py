@@ -45,7 +45,7 @@ from spider.indexer.source.base_snapshot import BaseSnapshot, choose_base
 from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
 from spider.indexer.vectors.embed_stats import EmbedStats
-from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background
+from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background, resolve_spec
 from spider.indexer.vectors.store import VectorStore, collection_name, open_vector_store
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -280,25 +280,26 @@ def functions_to_embed(
     return every, 0
 
 
-def is_indexed(state: Snapshot | None, embed: bool) -> bool:
-    """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write: a
-    snapshot indexed with --no-embed is indexed again when vectors are wanted, and one written before versioning
-    (no `seq`) or by a spider that reads code otherwise (another `GRAPH_FORMAT`: a language added, a resolver
-    fixed) is indexed again."""
+def is_indexed(state: Snapshot | None, model: str | None) -> bool:
+    """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write, with
+    vectors of the embedding model `model` (None: no vectors wanted): a snapshot indexed with --no-embed, or
+    embedded with another model, is embedded again; one written before versioning (no `seq`) or by a spider that
+    reads code otherwise (another `GRAPH_FORMAT`: a language added, a resolver fixed) is indexed again."""
     return bool(state and state.complete and state.versioned and state.graph_format == GRAPH_FORMAT
-                and (not embed or state.embedding))
+                and (model is None or (state.embedding is not None and state.embedding.model == model)))
 
 
 def recall_indexed(
-    store: GraphStore, report: IndexReport, embed: bool, progress: Progress = no_progress,
+    store: GraphStore, report: IndexReport, model: str | None, progress: Progress = no_progress,
     vectors: VectorStore | None = None,
 ) -> IndexReport | None:
-    """The report of `report`'s snapshot from what it stored, if it already holds what indexing would write
-    (`is_indexed`). Its vectors are checked in this vector store (`vectors`, or the one opened here), not trusted
-    from the graph: what the store lacks (the snapshot was embedded into another one) is embedded, and reported
-    so, and the store is recorded on the snapshot."""
+    """The report of `report`'s snapshot from what it stored, if its graph is what indexing would write
+    (`is_indexed`), with vectors of the embedding model `model` (None: none wanted). Its vectors are checked in
+    this vector store (`vectors`, or the one opened here), not trusted from the graph: what the store lacks (the
+    snapshot was embedded into another store, or with another model, or not at all) is embedded, and reported
+    so, and the model and the store are recorded on the snapshot."""
     state = store.snapshot_state(report.repo, report.snapshot)
-    if state is None or not is_indexed(state, embed):
+    if state is None or not is_indexed(state, None):
         return None
     started = time.perf_counter()
     stats = state.stats or {}
@@ -307,24 +308,30 @@ def recall_indexed(
                            embedding=state.embedding)
     for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
         getattr(recalled, key).update(stats.get(key, {}))
-    embedding = state.embedding
-    if not embed or embedding is None:
+    if model is None:
         return recalled
-    collection = collection_name(embedding.model, embedding.dim)
-    held = vectors if vectors is not None and vectors.collection == collection else None
-    with nullcontext(held) if held is not None else open_vector_store(embedding.model, embedding.dim) as here:
+    embedding = state.embedding if is_indexed(state, model) else None
+    embedder = None
+    if embedding is None:  # not embedded, or with another model: all the wanted model's store lacks is embedded
+        embedder = open_embedder(model)
+        name, dim = embedder.name, embedder.dim
+    else:
+        name, dim = embedding.model, embedding.dim
+    held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
+    with nullcontext(held) if held is not None else open_vector_store(name, dim) as here:
         hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
                                                                  snapshot=report.snapshot)]
-        here_before = recorded_here(embedding, here)
-        if here.holds_all(report.repo, hashes, thorough=not here_before):
+        here_before = embedding is not None and recorded_here(embedding, here)
+        if embedding is not None and here.holds_all(report.repo, hashes, thorough=not here_before):
             if here_before:
                 return recalled
             recalled.embedding = replace(embedding, stores=(*(embedding.stores or ()), here.store_id))
         else:
             functions = stored_functions(store, report.repo, report.snapshot)
-            embedded = embed_graph(store, recalled, functions, open_embedder(embedding.model), progress, vectors=here)
-            recalled.embedding = replace(embedded, stores=(
-                *(s for s in embedding.stores or () if s != here.store_id), here.store_id))
+            embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name), progress,
+                                   vectors=here)
+            kept = embedding.stores or () if embedding is not None else ()
+            recalled.embedding = replace(embedded, stores=(*(s for s in kept if s != here.store_id), here.store_id))
             recalled.already_indexed = False
             recalled.seconds["total"] = round(time.perf_counter() - started, 3)
         store.run_named("snapshot_embedding", repo=report.repo, snapshot=report.snapshot,
@@ -348,7 +355,8 @@ def index_repository(
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
-    if not force and (recalled := recall_indexed(store, report, embed, progress)):
+    wanted = resolve_spec(model).name if embed else None
+    if not force and (recalled := recall_indexed(store, report, wanted, progress)):
         return recalled
     with cyclic_gc_paused():
         # A missing model fails before any work is done; the model loads meanwhile.
@@ -372,7 +380,7 @@ def index_repository(
                 # Held from before the graph is written until the snapshot is complete: a run that loses the
                 # store to another process fails here, having written nothing, and never after its write.
                 vectors = open_vector_store(embedder.name, embedder.dim)
-            if not force and (recalled := recall_indexed(store, report, embed, progress, vectors)):
+            if not force and (recalled := recall_indexed(store, report, wanted, progress, vectors)):
                 return recalled  # indexed meanwhile by the run that held the store
             t = time.perf_counter()
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)

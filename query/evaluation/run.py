@@ -19,6 +19,7 @@ from spider.indexer.errors import InvalidInput, RepositoryNotFound, SpiderError
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import index_repository, is_indexed
 from spider.indexer.schema import Rel
+from spider.indexer.vectors.embedding import resolve_spec
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
@@ -177,8 +178,9 @@ def oldest_first(instances: list[Instance], git_dirs: dict[str, Path]) -> list[I
 
 
 def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
-    """Index the instance's commit unless a complete snapshot with vectors exists; what it cost."""
-    if is_indexed(store.snapshot_state(instance.repo, instance.base_commit), embed=True):
+    """Index the instance's commit unless a complete snapshot with vectors of the model in use
+    (SPIDER_EMBED_MODEL, else the default) exists; what it cost."""
+    if is_indexed(store.snapshot_state(instance.repo, instance.base_commit), resolve_spec().name):
         return {"indexed": False}
     report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
                               rev=instance.base_commit)

@@ -10,7 +10,7 @@ from spider.indexer.vectors.embedding import register_model
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.tiny_model import build_tiny_model
-from tests.integration.helpers import index_json, spider_query, succeeded, unique_name
+from tests.integration.helpers import index_json, run_spider, spider_query, succeeded, unique_name
 
 BILLING = {
     "billing/__init__.py": "",
@@ -159,6 +159,26 @@ def test_another_registered_model_serves_the_same_first_stage_and_selector(tmp_p
     assert result["method"] == "spider" and result["first_stage"] == "hybrid" and result["model"] == "test/tiny-wide"
     assert result["selector"].startswith("learned") and len(result["results"]) == 4
     assert "billing/tax.py:apply_vat_rate" in [r["id"] for r in result["results"]]
+
+
+def test_indexing_an_indexed_snapshot_with_another_model_embeds_it_with_that_model(tmp_path):
+    """A model switch (`--model`, SPIDER_EMBED_MODEL) on a snapshot embedded with another model embeds it with
+    the new one, and queries then use it; switching back reuses the first model's vectors."""
+    register_model("test/tiny-switch", build_tiny_model(tmp_path / "switch", dim=40, seed=3), dim=40, pooling="mean")
+    root, _ = make_repo(tmp_path / "repo", BILLING)
+    name = unique_name()
+    first = index_json(root, name)
+
+    switched = index_json(root, name, "--model", "test/tiny-switch")
+    after_switch = answer("--repo", name, "--method", "der")
+    back = json.loads(succeeded(run_spider("index", root, "--repo", name, "--json")))
+
+    assert first["embedding"]["model"] == "test/tiny"
+    assert not switched["already_indexed"] and switched["embedding"]["model"] == "test/tiny-switch"
+    assert switched["embedding"]["embedded"] == first["embedding"]["functions"] > 0
+    assert after_switch["model"] == "test/tiny-switch"
+    assert back["embedding"]["model"] == "test/tiny" and back["embedding"]["embedded"] == 0
+    assert answer("--repo", name, "--method", "der")["model"] == "test/tiny"
 
 
 def test_without_embeddings_the_default_fuses_bm25_and_mentions_and_says_so(tmp_path):

@@ -6,7 +6,8 @@ from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.cache import GRAPH_FORMAT
 from spider.indexer.pipeline.index import is_indexed
 
-EMBEDDED = {"model": "all-MiniLM-L6-v2", "dim": 384, "embedded": 3, "reused": 0, "stores": []}
+MODEL = "all-MiniLM-L6-v2"
+EMBEDDED = {"model": MODEL, "dim": 384, "embedded": 3, "reused": 0, "stores": []}
 
 
 def snapshot(**stats) -> Snapshot:
@@ -14,15 +15,20 @@ def snapshot(**stats) -> Snapshot:
 
 
 def test_a_complete_snapshot_of_this_format_is_indexed():
-    assert is_indexed(snapshot(embedding=EMBEDDED), embed=True) and is_indexed(snapshot(), embed=False)
+    assert is_indexed(snapshot(embedding=EMBEDDED), MODEL) and is_indexed(snapshot(), None)
 
 
 def test_a_snapshot_another_spider_wrote_is_indexed_again():
     # After an upgrade that reads code otherwise (a language added, a resolver fixed), the old graph is stale.
-    assert not is_indexed(snapshot(graph_format="0123456789abcdef", embedding=EMBEDDED), embed=True)
-    assert not is_indexed(snapshot(graph_format=None), embed=False)
+    assert not is_indexed(snapshot(graph_format="0123456789abcdef", embedding=EMBEDDED), MODEL)
+    assert not is_indexed(snapshot(graph_format=None), None)
+
+
+def test_a_snapshot_embedded_with_another_model_is_embedded_again():
+    assert not is_indexed(snapshot(embedding=EMBEDDED), "test/another-model")
+    assert is_indexed(snapshot(embedding=EMBEDDED), None)  # its graph is current
 
 
 def test_an_incomplete_or_unembedded_snapshot_is_indexed_again():
-    assert not is_indexed(snapshot(), embed=True)
-    assert not is_indexed(None, embed=False)
+    assert not is_indexed(snapshot(), MODEL)
+    assert not is_indexed(None, None)
