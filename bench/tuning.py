@@ -175,6 +175,12 @@ def render(experiments: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def write_results(stem: str, record: dict, markdown: list[str]) -> None:
+    """bench/results/STEM.json (the record) and STEM.md (its lines)."""
+    (RESULTS / f"{stem}.json").write_text(json.dumps(record, indent=1) + "\n")
+    (RESULTS / f"{stem}.md").write_text("\n".join([*markdown, ""]))
+
+
 def throughput(args: argparse.Namespace) -> dict:
     from spider.indexer.vectors.embedding import open_embedder
 
@@ -195,8 +201,7 @@ def throughput(args: argparse.Namespace) -> dict:
               "texts_per_s": rates, "median_texts_per_s": {r: statistics.median(v) for r, v in rates.items()},
               "tuned_over_base": ratios, "median_ratio": statistics.median(ratios),
               "machine": machine(("fastembed", "onnxruntime")), "spider": spider_commit()}
-    (RESULTS / "tuning_throughput.json").write_text(json.dumps(record, indent=1) + "\n")
-    (RESULTS / "tuning_throughput.md").write_text("\n".join([
+    write_results("tuning_throughput", record, [
         f"# Embedding throughput: base and tuned model ({record['date']})", "",
         f"`bench/tuning.py throughput`: {len(texts)} function texts (a seeded sample of a pairs file, seed "
         f"{args.seed}) embedded by `Embedder.embed_documents` with `{args.base}` and `{args.tuned}`, "
@@ -205,7 +210,7 @@ def throughput(args: argparse.Namespace) -> dict:
         "| model | texts/s per pass | median |", "|---|---|---:|",
         *(f"| {role} `{record['models'][role]}` | {', '.join(map(str, v))} | {record['median_texts_per_s'][role]} |"
           for role, v in rates.items()), "",
-        f"Tuned over base, per pass: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**.", ""]))
+        f"Tuned over base, per pass: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**."])
     return record
 
 
@@ -213,7 +218,7 @@ def steps(args: argparse.Namespace) -> dict:
     import torch
     from spider.indexer.tuning.batches import Pair, batches_without_repeats
     from spider.indexer.tuning.bert import load_bert
-    from spider.indexer.tuning.train import CHUNK, Encoder, in_batch_loss
+    from spider.indexer.tuning.train import CHUNK, Encoder, train_step
     from spider.indexer.tuning.tune import base_directory, load_tokenizer
 
     pairs = [Pair(row["message"], row["text"]) for row in map(json.loads, args.pairs.open())]
@@ -227,10 +232,7 @@ def steps(args: argparse.Namespace) -> dict:
         for way, chunk in zip(seconds, (args.batch_size, CHUNK)):
             encoder.chunk = chunk
             started = time.perf_counter()
-            loss, _ = in_batch_loss(encoder([pairs[i].message for i in batch]), encoder([pairs[i].text for i in batch]))
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
+            train_step(encoder, optimizer, [pairs[i].message for i in batch], [pairs[i].text for i in batch])
             seconds[way].append(round(time.perf_counter() - started, 2))
     ratios = [round(a / b, 3) for a, b in zip(*seconds.values())]
     record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "base": args.base,
@@ -238,8 +240,7 @@ def steps(args: argparse.Namespace) -> dict:
               "torch_threads": torch.get_num_threads(), "seconds_per_step": seconds,
               "padded_over_chunked": ratios, "median_ratio": statistics.median(ratios),
               "machine": machine(("torch",)), "spider": spider_commit()}
-    (RESULTS / "tuning_steps.json").write_text(json.dumps(record, indent=1) + "\n")
-    (RESULTS / "tuning_steps.md").write_text("\n".join([
+    write_results("tuning_steps", record, [
         f"# Training step time: one padded batch against length-sorted chunks ({record['date']})", "",
         f"`bench/tuning.py steps`: {len(batches)} seeded batches of {args.batch_size} pairs of `{args.pairs.name}`, "
         f"{args.max_tokens} tokens at most, `{args.base}`, forward + backward + AdamW step, the two ways "
@@ -247,8 +248,7 @@ def steps(args: argparse.Namespace) -> dict:
         f"shared), {record['torch_threads']} torch threads; spider {record['spider']['sha'][:12]}.", "",
         "| way | seconds per step | median |", "|---|---|---:|",
         *(f"| {way} | {', '.join(map(str, v))} | {statistics.median(v)} |" for way, v in seconds.items()), "",
-        f"One padded batch over chunks, per step: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**.",
-        ""]))
+        f"One padded batch over chunks, per step: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**."])
     return record
 
 

@@ -63,6 +63,15 @@ def in_batch_loss(messages: torch.Tensor, functions: torch.Tensor) -> tuple[torc
     return torch.nn.functional.cross_entropy(scores, targets), int((scores.argmax(1) == targets).sum())
 
 
+def train_step(encoder: Encoder, optimizer: torch.optim.Optimizer, messages: list[str], texts: list[str]) -> float:
+    """One optimizer step on one batch of pairs; its loss."""
+    loss, _ = in_batch_loss(encoder(messages), encoder(texts))
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+
 def validation_accuracy(encoder: Encoder, pairs: Sequence[Pair], batches: list[list[int]]) -> float | None:
     """Share of validation messages whose own function scores highest in its batch (None without batches)."""
     if not batches:
@@ -102,13 +111,9 @@ def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Seque
         started = last_report = time.monotonic()
         losses = []
         for batch in batches:
-            loss, _ = in_batch_loss(encoder([train_pairs[i].message for i in batch]),
-                                    encoder([train_pairs[i].text for i in batch]))
-            loss.backward()
-            optimizer.step()
+            losses.append(train_step(encoder, optimizer, [train_pairs[i].message for i in batch],
+                                     [train_pairs[i].text for i in batch]))
             schedule.step()
-            optimizer.zero_grad(set_to_none=True)
-            losses.append(loss.item())
             step += 1
             if time.monotonic() - last_report >= PROGRESS_SECONDS:
                 last_report = time.monotonic()
