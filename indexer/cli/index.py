@@ -145,13 +145,13 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
     if not Settings.from_env().celery.broker_url:
         raise ConfigurationError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
-    if not no_embed:
-        embedding.open_embedder(model)  # a missing model fails here, in one line, not later in a worker
+    # A missing model fails here, in one line, not later in a worker.
+    wanted = None if no_embed else embedding.open_embedder(model).name
     commit = open_commit(str(path), rev)
     with neo4j_local.open_graph(Settings.from_env()) as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
-    if is_indexed(state, None if no_embed else embedding.resolve_spec(model).name) and not force:
+    if is_indexed(state, wanted) and not force:
         message = {"repo": name, "snapshot": commit.sha, "already_indexed": True}
         click.echo(json.dumps(message) if as_json
                    else printable(f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)"))
