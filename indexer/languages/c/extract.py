@@ -36,8 +36,8 @@ from spider.indexer.schema import Label, Language
 
 # Where definitions stand: the file, the branches of conditional compilation, `extern "C" {…}` (which a header
 # opens under `#ifdef __cplusplus`: then it holds the rest of the file), and what tree-sitter could not parse.
-_CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                         "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR"})
+CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                        "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR"})
 # Declarators that wrap a name: `*f`, `(f)`, `f(…)`, `f[…]`, `f __attribute__((…))`, `f = …`.
 _WRAPPERS = frozenset({"pointer_declarator", "parenthesized_declarator", "function_declarator",
                        "array_declarator", "attributed_declarator", "init_declarator"})
@@ -212,7 +212,7 @@ def _top_level(root: Node) -> Iterator[Node]:
         node = next(stack[-1], None)
         if node is None:
             stack.pop()
-        elif node.type in _CONTAINERS:
+        elif node.type in CONTAINERS:
             stack.append(iter(node.named_children))
         else:
             yield node

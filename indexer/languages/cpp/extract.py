@@ -28,7 +28,7 @@ from functools import cache
 from typing import Iterator
 
 import tree_sitter
-from spider.indexer.languages.c.extract import declared_name
+from spider.indexer.languages.c.extract import CONTAINERS, declared_name
 from spider.indexer.parse.facts import SELF, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -42,11 +42,9 @@ from spider.indexer.parse.treesitter import (
 )
 from spider.indexer.schema import Label, Language
 
-# Where declarations stand besides namespaces: `#if` branches, `extern "C" {…}`, class bodies (`friend` ones too),
-# unparsed code.
-_CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                         "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR",
-                         "field_declaration_list", "friend_declaration"})
+# Where declarations stand besides namespaces: where C's do (`#if` branches, `extern "C" {…}`, unparsed code), and
+# class bodies (`friend` ones too).
+_CONTAINERS = CONTAINERS | {"field_declaration_list", "friend_declaration"}
 _CLASSES = {"class_specifier": "class", "struct_specifier": "struct", "union_specifier": "union"}
 # Declarators around a function's: `*f(…)`, `&f(…)`, `f(…) [[attr]]`.
 _AROUND = frozenset({"pointer_declarator", "reference_declarator", "attributed_declarator"})
