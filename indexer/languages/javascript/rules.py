@@ -1,6 +1,7 @@
 """How JavaScript and TypeScript resolve (one set of rules: they import each other): relative specifiers with
 extension and `index` probing (a TS `./x.js` may mean `./x.ts`), bare package names are external; a module's
-members are its exports; calling a CommonJS module calls its default export; a name means its last definition."""
+members are its exports; calling a CommonJS module calls its default export; a name means its last definition.
+A compiler's or bundler's output (a committed `dist/` bundle) is generated: it ends pointing at its source map."""
 
 from __future__ import annotations
 
@@ -37,4 +38,17 @@ class ScriptModules(ModuleMap):
 # Jest, Mocha and Vitest: test/, __tests__/ and spec/ trees, *.test.js and *.spec.ts files, __mocks__/ stubs.
 TEST_CODE = TestCode(frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs"}),
                      re.compile(r"[.-](test|spec)\.[cm]?[jt]sx?$"))
-RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, test_code=TEST_CODE, module_call="default")
+_TAIL_BYTES = 1 << 12
+_SOURCE_MAP_REFERENCE = (b"//# sourceMappingURL=", b"//@ sourceMappingURL=")  # `//@`: the form before 2013
+
+
+def generated(path: str, source: bytes) -> bool:
+    """Compiled or bundled output: one of its last two lines refers to the source map back to the files it was built
+    from (GitHub Linguist's rule). A fix is made in those files; the bundle repeats their functions, crowding them
+    out of a ranking (a library's committed `dist/lib.js`, `dist/esm/lib.js`, `dist/node/lib.cjs`)."""
+    lines = source[-_TAIL_BYTES:].rstrip().splitlines()[-2:]
+    return any(line.lstrip().startswith(_SOURCE_MAP_REFERENCE) for line in lines)
+
+
+RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, test_code=TEST_CODE, module_call="default",
+                      generated=generated)
