@@ -1,4 +1,4 @@
-"""Index jobs whose tasks were lost get them sent again.
+"""Jobs whose tasks were lost get them sent again.
 
 Tasks are acknowledged late, so a task whose worker dies is redelivered once the visibility timeout has passed.
 One loss no redelivery mends: kombu's Redis transport pops a message before it records it as unacknowledged
@@ -6,7 +6,8 @@ One loss no redelivery mends: kombu's Redis transport pops a message before it r
 the queues have stayed empty, and a job has not moved, for longer than any redelivery takes (the visibility
 timeout and three sweeps), nothing can still bring that job's tasks, and the worker sends them again. The claim
 is made in the graph, so one worker sends each job's tasks; sending them twice would cost work, never
-correctness, since every task is idempotent.
+correctness, since every task is idempotent. A manifest repository's fetch is sent again from the entry its job
+keeps; where the entry's URL holds a credential, which no job keeps, the job fails saying to run the manifest again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 
 from celery import bootsteps
 from spider.indexer.distributed.tasks import app, send_job_tasks_again
+from spider.indexer.errors import SpiderError
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.settings import QUEUES, Settings
 
@@ -77,9 +79,9 @@ class StalledJobSweep(bootsteps.StartStopStep):
                 try:
                     send_job_tasks_again(store, job)
                 except Exception as exc:  # its repository is gone, say: the job fails with why, once
-                    jobs.fail_job(store, job["id"], f"its tasks were lost and could not be sent again: "
-                                                    f"{type(exc).__name__}: {exc}")
+                    why = str(exc) if isinstance(exc, SpiderError) else f"{type(exc).__name__}: {exc}"
+                    jobs.fail_job(store, job["id"], f"its tasks were lost and could not be sent again: {why}")
                     continue
-                logger.warning("index job %s (%s @ %s) had not moved for %d s with no task queued: its tasks "
-                               "were lost, and were sent again", job["id"], job["repo"], job["commit"][:12],
+                logger.warning("job %s (%s @ %s) had not moved for %d s with no task queued: its tasks were "
+                               "lost, and were sent again", job["id"], job["repo"], job["commit"][:12] or job["rev"],
                                self.idle_after)

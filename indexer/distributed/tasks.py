@@ -10,6 +10,7 @@ acknowledged late and idempotent, so a task whose worker dies is redelivered and
 from __future__ import annotations
 
 import atexit
+import json
 from functools import cache
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from celery.result import AsyncResult
 from kombu.exceptions import OperationalError
 from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
 from neo4j.exceptions import SessionExpired, TransientError
-from spider.indexer.errors import ServiceUnavailable, SpiderError, StoreBusy
+from spider.indexer.errors import InvalidInput, ServiceUnavailable, SpiderError, StoreBusy
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import open_parse_cache
@@ -188,7 +189,9 @@ def index_manifest(specs: list[RepoSpec], embed: bool = True, model: str | None 
     for spec in specs:
         job_id = jobs.new_job_id()
         source = redact(spec.url) if spec.url else spec.path or ""  # analysts read every job: no token
-        running = jobs.create_job(store, job_id, spec.name, ",".join(spec.revs), "", source, 0)
+        kept = json.dumps(spec.to_json()) if source == (spec.url or spec.path or "") else None
+        running = jobs.create_job(store, job_id, spec.name, ",".join(spec.revs), "", source, 0,
+                                  jobs.JobPlan(embed=embed, model=model, fetch=kept))
         outcome = {"repo": spec.name, "job": running or job_id, "status": "already running", "error": None}
         if not running:
             try:
@@ -249,7 +252,15 @@ def send_job_tasks(store: GraphStore, job_id: str, commit: Commit, repo: str, to
 
 def send_job_tasks_again(store: GraphStore, job: dict) -> None:
     """Send a claimed job's tasks again (`jobs.claim_stalled`): all its parse batches, as the first time (batches
-    already done are redone, and counted once), then the write and the embedding. Every task is idempotent."""
+    already done are redone, and counted once), then the write and the embedding; a manifest repository's fetch.
+    Every task is idempotent."""
+    if not job["commit"]:
+        if job["fetch"] is None:
+            raise InvalidInput("its manifest entry's URL holds a credential, which no job keeps: "
+                               "run `spider org index` again")
+        index_repo_task.apply_async(args=(json.loads(job["fetch"]), job["embed"], job["model"]),
+                                    kwargs={"job_id": job["id"]})
+        return
     commit = Commit(Path(job["path"]), job["commit"], job["rev"])
     files = select_files(commit).files
     base = base_at(commit, job["base"]) if job["base"] else None

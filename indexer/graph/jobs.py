@@ -26,18 +26,19 @@ def new_job_id() -> str:
 
 @dataclass(frozen=True)
 class JobPlan:
-    """What it takes to send an index job's tasks again, beside its commit and path."""
+    """What it takes to send a job's tasks again, beside an index job's commit and path."""
 
     embed: bool = True
     model: str | None = None
     base: str | None = None  # the snapshot the commit is indexed against
+    fetch: str | None = None  # a manifest repository's entry (JSON); none where its URL holds a credential
 
 
 def create_job(store: GraphStore, job_id: str, repo: str, rev: str, snapshot: str, path: str,
                files_total: int, plan: JobPlan | None = None) -> str | None:
     """Record the job; None when it is recorded, else the id of the job already indexing this snapshot (the
-    database's uniqueness constraint decides, so two concurrent enqueues cannot both win). An index job's plan
-    lets a worker send its tasks again (`claim_stalled`); a manifest repository's job has none."""
+    database's uniqueness constraint decides, so two concurrent enqueues cannot both win). A job's plan lets a
+    worker send its tasks again (`claim_stalled`)."""
     store.ensure_schema()
     try:
         store.run_named("job_create", id=job_id, repo=repo, rev=rev, snapshot=snapshot, path=path,
@@ -72,8 +73,8 @@ def fail_job(store: GraphStore, job_id: str, error: str) -> None:
 
 
 def claim_stalled(store: GraphStore, idle_seconds: int) -> list[dict]:
-    """Queued or running index jobs idle for idle_seconds, each claimed by this caller alone (claiming resets its
-    idle time): their id, repo, rev, commit, path and plan fields."""
+    """Queued or running jobs idle for idle_seconds, each claimed by this caller alone (claiming resets its idle
+    time): their id, repo, rev, commit (empty for a manifest repository's fetch job), path and plan fields."""
     return store.run_named("job_claim_stalled", seconds=idle_seconds)
 
 

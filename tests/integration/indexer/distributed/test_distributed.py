@@ -288,6 +288,35 @@ repos:
         assert wait_for_job(child, redis_url)["state"] == "done" and store.snapshot_state(repo, sha).complete
 
 
+def test_a_lost_fetch_is_sent_again_unless_its_url_holds_a_credential(tmp_path, store, repo_name, workers,
+                                                                       redis_url):
+    """A manifest repository's fetch task can be lost as an index task can. Its entry is kept to send it again,
+    except where its URL carries a credential, which no job keeps: that job fails, saying to run it again."""
+    python, python_sha = make_repo(tmp_path / "py", FIXTURES["python"].files)
+    manifest = tmp_path / "org.yaml"
+    manifest.write_text(f"""
+repos:
+  - {{path: {python}, name: {repo_name}-py}}
+  - {{url: "https://ci:s3cr3t-t0ken@git.example.invalid/x.git", name: {repo_name}-token}}
+""")
+    env = {"SPIDER_BROKER_URL": redis_url, "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
+    outcomes = json.loads(succeeded(run_spider("org", "index", manifest, "--json", env=env)))
+    broker = redis.Redis.from_url(redis_url)
+    ours = [m for m in broker.lrange("write", 0, -1) if repo_name in json.loads(m)["headers"]["argsrepr"]]
+    assert len(ours) == 2 and all(broker.lrem("write", 1, m) == 1 for m in ours)  # both lost on their way
+    workers.start(concurrency=2, env={"SPIDER_VISIBILITY_TIMEOUT": "10",
+                                      "SPIDER_REPO_CACHE": str(tmp_path / "cache")})
+
+    parents = {o["repo"]: wait_for_job(o["job"], redis_url) for o in outcomes}
+
+    (child,) = parents[f"{repo_name}-py"]["children"]
+    assert wait_for_job(child, redis_url)["state"] == "done", workers.log.read_text()[-3000:]
+    assert store.snapshot_state(f"{repo_name}-py", python_sha).complete
+    token = parents[f"{repo_name}-token"]
+    assert token["state"] == "failed" and "spider org index" in token["errors"][0], token
+    assert "s3cr3t" not in json.dumps(jobs.list_jobs(store, None, 10_000))
+
+
 def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers, redis_url):
     if os.environ.get("QDRANT_URL"):
         pytest.skip("a Qdrant server has no single-process lock")
