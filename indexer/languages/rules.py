@@ -108,5 +108,8 @@ class LanguageRules:
     # argument count: none (C++)
     nested_names: bool = False
     guess_methods: bool = True  # `x.m()` on a receiver of unknown type may mean the repo's one method named m
+    # kinds of class whose members, named through the class, run the implementing type's own where it has one
+    # (Rust traits: `Trait::m(x)` runs `x`'s type's `m`): such a call is dropped, never linked to the default
+    dispatching: frozenset[str] = frozenset()
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
     vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)

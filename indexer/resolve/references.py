@@ -205,6 +205,14 @@ class Resolver:
         self._read(("bases", path))
         return self.bases.get(eid, [])
 
+    def _dispatching(self, target: Target) -> bool:
+        """Whether `target` is a class whose members, named through it, run the implementing type's own."""
+        if not isinstance(target, str) or target not in self.entities:
+            return False
+        path, entity = self.entities[target]
+        self._read(path)
+        return entity.kind in rules_for(self.files[path].language).dispatching
+
     def _node_of(self, target: Target | None) -> str | None:
         if isinstance(target, str):
             return target
@@ -227,6 +235,8 @@ class Resolver:
             named = self._named_by_target(path, scope, ".".join(parts))
             if named and rules.repeats_unknown and f"{named}#2" in self.entities:
                 return []  # defined twice in the file: which one is compiled is not known
+            if named and (parent := self.entities[named][1].parent) and self._dispatching(entity_id(path, parent)):
+                return []  # `Trait::m(x)`: which `m` runs is `x`'s type's choice
             if named:
                 return [(named, Resolution.HEURISTIC if inferred else Resolution.EXACT)]
         head, rest = parts[0], parts[1:]
@@ -250,6 +260,8 @@ class Resolver:
             else:
                 return self._guess(language, parts, inferred)
         for part in rest:
+            if any(self._dispatching(t) for t in targets):
+                return []  # `Trait::m(x)`: which `m` runs is `x`'s type's choice
             targets = [m for t in targets for m in self.members(t, part, language)]
             if not targets:
                 if head == SELF and len(rest) > 1:  # self.attr.m() with attr's type unknown

@@ -149,4 +149,4 @@ TEST_CODE = TestCode(frozenset({"tests"}), re.compile(r"\Atests\.rs\Z"), re.comp
 # A name defined twice (`#[cfg(unix)]` / `#[cfg(windows)]` twins, `from` of two `impl From<_>`) means neither.
 RULES = LanguageRules(modules=RustCrates, exports=Exports.FILE_SCOPE, test_code=TEST_CODE, qualified_names=True,
                       prefix_scope=False, methods_in_package=True, guess_methods=False, repeats_unknown=True,
-                      generated=generated)
+                      dispatching=frozenset({"trait"}), generated=generated)

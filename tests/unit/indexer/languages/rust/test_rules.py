@@ -133,6 +133,16 @@ def test_a_default_method_is_reached_through_the_impl_of_its_trait():
     }
 
 
+def test_a_method_named_through_its_trait_runs_the_implementing_types_and_is_dropped():
+    edges = invokes({
+        "src/lib.rs": "pub trait Greet { fn hello(&self) { } fn make() -> Self; }\n"
+                      "pub struct Shop;\nimpl Greet for Shop { fn hello(&self) {} fn make() -> Self { Shop } }\n"
+                      "fn run(s: &Shop, g: &Greet) { Greet::hello(s); Shop::hello(s); g.hello(); }\n",
+        "src/other.rs": "use crate::Greet;\nfn call(s: &crate::Shop) { Greet::hello(s); <crate::Shop as Greet>::make(); }\n",
+    })
+    assert edges == {("src/lib.rs:run", "src/lib.rs:Shop.hello", "exact")}  # Greet::hello(s) runs Shop's hello
+
+
 def test_nothing_is_guessed_and_two_types_of_one_name_leave_their_methods_unresolved():
     edges = invokes({
         "src/lib.rs": "mod a;\nmod b;\nmod c;\nfn run(x: &Unknown) { x.only(); serde_json::to_string(); "
