@@ -6,7 +6,7 @@ same instances).
     spider models tune --pairs SAMPLE --name NAME ...
     SPIDER_EMBED_MODEL=NAME spider eval ... --out TUNED ;  spider eval ... --out BASE
     python bench/tuning.py report --model-dir SPIDER_HOME/models/NAME --pairs-summary PAIRS.summary.json \\
-        --base BASE --tuned TUNED --title "..." --notes "..."
+        --base BASE --tuned TUNED --title "..." --notes "..." [--bm25 SR]
     python bench/tuning.py throughput --pairs PAIRS --base all-MiniLM-L6-v2 --tuned NAME [--texts 600 --passes 3]
     python bench/tuning.py steps --pairs PAIRS --base all-MiniLM-L6-v2 [--rounds 3 --batch-size 32]
 
@@ -114,13 +114,39 @@ def compare(base_dir: Path, tuned_dir: Path) -> dict:
     return table
 
 
+def _found(row: dict, method: str, k: int) -> set[int]:
+    """The targets (indices) method's answer at 50 holds in its first k."""
+    return {t for hits in row["methods"][method]["50"]["hits"][:k] for t in hits}
+
+
+def complementarity(base_dir: Path, tuned_dir: Path, bm25_dir: Path) -> dict:
+    """How each model's dense top 50 complements BM25's (`spider eval --method sr`), which is what fusion gains
+    from: the functions both rank, the targets only the dense ranking finds, and what the two find together."""
+    bm25 = {r["instance_id"]: r for r in read_results(bm25_dir / "instances.jsonl")}
+    out = {}
+    for name, directory in (("base", base_dir), ("tuned", tuned_dir)):
+        rows = {r["instance_id"]: r for r in read_results(directory / "instances.jsonl")}
+        shared = sorted(set(rows) & set(bm25))
+        overlap, only_dense, union50 = [], [], []
+        for instance in shared:
+            dense, lexical, m = rows[instance], bm25[instance], rows[instance]["m"]
+            ids = set(dense["methods"]["der"]["50"]["ids"]) & set(lexical["methods"]["sr"]["50"]["ids"])
+            overlap.append(len(ids))
+            only_dense.append(len(_found(dense, "der", 50) - _found(lexical, "sr", 50)) / m)
+            union50.append(len(_found(dense, "der", 50) | _found(lexical, "sr", 50)) / m)
+        out[name] = {"instances": len(shared), "shared_top50": statistics.mean(overlap),
+                     "only_dense_top50": statistics.mean(only_dense), "union_recall50": statistics.mean(union50)}
+    return out
+
+
 def report(args: argparse.Namespace) -> None:
     info = json.loads((args.model_dir / "tune_info.json").read_text())
     pairs_summary = json.loads(args.pairs_summary.read_text())
     table = compare(args.base, args.tuned)
     record = {"title": args.title, "date": dt.date.today().isoformat(), "notes": args.notes, "tune_info": info,
               "pairs_summary": pairs_summary, "sample": json.loads(args.sample.read_text()) if args.sample else None,
-              "comparison": table, "machine": machine(("torch",)), "spider": spider_commit()}
+              "comparison": table, "machine": machine(("torch",)), "spider": spider_commit(),
+              "complementarity": complementarity(args.base, args.tuned, args.bm25) if args.bm25 else None}
     log_json = RESULTS / "tuning.json"
     experiments = json.loads(log_json.read_text()) if log_json.exists() else []
     experiments = [e for e in experiments if e["title"] != args.title] + [record]
@@ -171,6 +197,14 @@ def render(experiments: list[dict]) -> str:
                 lines.append(f"| {language} | {methods['instances']} | {method} | {pair('5')} | {pair('10')} | "
                              f"{pair('20')} ({r20['tuned_ci95'][0]:.3f}–{r20['tuned_ci95'][1]:.3f}) | {pair('50')} | "
                              f"{pair('20', 'acc')} | {pair('50', 'mrr')} | {r20['p_paired_bootstrap']:.3f} / {r20['p_sign_flip']:.3f} |")
+        if e.get("complementarity"):
+            lines += ["", "The dense top 50 beside BM25's (`sr`), which fusion draws on: functions both rank, the share "
+                          "of targets only the dense ranking finds, and the share the two find together.", "",
+                      "| model | instances | functions in both top 50s | targets only dense finds (top 50) | "
+                      "union Recall@50 |", "|---|---:|---:|---:|---:|"]
+            for name, c in e["complementarity"].items():
+                lines.append(f"| {name} | {c['instances']} | {c['shared_top50']:.2f} | {c['only_dense_top50']:.3f} | "
+                             f"{c['union_recall50']:.3f} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -268,7 +302,9 @@ def main() -> None:
     r.add_argument("--base", type=Path, required=True, help="`spider eval` results with the base model")
     r.add_argument("--tuned", type=Path, required=True, help="`spider eval` results with the tuned model")
     r.add_argument("--title", required=True)
-    r.add_argument("--notes", default="")
+    r.add_argument("--notes", default="", help="paragraphs, separated by blank lines")
+    r.add_argument("--bm25", type=Path, help="`spider eval --method sr` results on the same instances: how each "
+                                             "model's dense ranking complements BM25's")
     t = commands.add_parser("throughput", help="embedding throughput of the base and the tuned model, side by side")
     t.add_argument("--pairs", type=Path, required=True, help="function texts are sampled from it")
     t.add_argument("--base", required=True)
