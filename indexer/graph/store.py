@@ -49,6 +49,19 @@ def node_props(node: GraphNode) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
+_NAMED_AT_MOST = 10  # an organisation indexes hundreds of repositories; an error stays one readable line
+
+
+def indexed_repositories(repos: list[str]) -> str:
+    """The indexed repositories as an error names them: the first ten by name, and how many in all."""
+    names = sorted(set(repos))
+    if not names:
+        return "nothing is indexed yet: run `spider index PATH`"
+    if len(names) <= _NAMED_AT_MOST:
+        return f"indexed: {', '.join(names)}"
+    return f"indexed: {', '.join(names[:_NAMED_AT_MOST])}, … {len(names)} in all: `spider snapshots` lists them"
+
+
 def templated(name: str, **names: str) -> str:
     text = cypher.load(name)
     for placeholder, value in names.items():
@@ -140,8 +153,7 @@ class GraphStore:
         """The repository to use when none is named: the only one with a complete snapshot."""
         repos = sorted({s.repo for s in self.list_snapshots() if s.complete})
         if len(repos) != 1:
-            hint = f"indexed: {', '.join(repos)}" if repos else "nothing is indexed yet (run `spider index PATH`)"
-            raise InvalidInput(f"name a repository with --repo NAME ({hint})")
+            raise InvalidInput(f"name a repository with --repo NAME ({indexed_repositories(repos)})")
         return repos[0]
 
     def resolve_snapshot(self, repo: str, rev: str | None = None) -> str:
@@ -153,9 +165,8 @@ class GraphStore:
             raise SnapshotNotFound(f"{repo} was indexed by an older spider whose graph this one cannot read: index it "
                                    "again (`spider snapshots delete` removes the old snapshots)")
         if not rows:
-            indexed = sorted({r.repo for r in self.list_snapshots()})
-            hint = f"indexed: {', '.join(indexed)}" if indexed else "nothing is indexed yet: run `spider index PATH`"
-            raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({hint})")
+            indexed = indexed_repositories([r.repo for r in self.list_snapshots()])
+            raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({indexed})")
         if not complete:
             raise SnapshotNotFound(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
         if rev is None:
