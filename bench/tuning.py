@@ -114,9 +114,9 @@ def compare(base_dir: Path, tuned_dir: Path) -> dict:
     return table
 
 
-def _found(row: dict, method: str, k: int) -> set[int]:
-    """The targets (indices) method's answer at 50 holds in its first k."""
-    return {t for hits in row["methods"][method]["50"]["hits"][:k] for t in hits}
+def _found(row: dict, method: str) -> set[int]:
+    """The targets (indices) method's top 50 holds."""
+    return {t for hits in row["methods"][method]["50"]["hits"] for t in hits}
 
 
 def complementarity(base_dir: Path, tuned_dir: Path, bm25_dir: Path) -> dict:
@@ -131,9 +131,10 @@ def complementarity(base_dir: Path, tuned_dir: Path, bm25_dir: Path) -> dict:
         for instance in shared:
             dense, lexical, m = rows[instance], bm25[instance], rows[instance]["m"]
             ids = set(dense["methods"]["der"]["50"]["ids"]) & set(lexical["methods"]["sr"]["50"]["ids"])
+            by_dense, by_bm25 = _found(dense, "der"), _found(lexical, "sr")
             overlap.append(len(ids))
-            only_dense.append(len(_found(dense, "der", 50) - _found(lexical, "sr", 50)) / m)
-            union50.append(len(_found(dense, "der", 50) | _found(lexical, "sr", 50)) / m)
+            only_dense.append(len(by_dense - by_bm25) / m)
+            union50.append(len(by_dense | by_bm25) / m)
         out[name] = {"instances": len(shared), "shared_top50": statistics.mean(overlap),
                      "only_dense_top50": statistics.mean(only_dense), "union_recall50": statistics.mean(union50)}
     return out
