@@ -108,6 +108,15 @@ def enqueue(root: Path, repo: str, broker: str) -> str:
     return out["job"]
 
 
+def enqueue_manifest(tmp_path: Path, entries: list[str], broker: str) -> list[dict]:
+    """`spider org index` of a manifest listing `entries` (YAML mappings); fetched repositories go to a cache under
+    tmp_path. Its outcome per repository."""
+    manifest = tmp_path / "org.yaml"
+    manifest.write_text("repos:\n" + "".join(f"  - {entry}\n" for entry in entries))
+    env = {"SPIDER_BROKER_URL": broker, "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
+    return json.loads(succeeded(run_spider("org", "index", manifest, "--json", env=env)))
+
+
 def test_workers_index_what_the_local_run_indexes_and_jobs_follow_them(tmp_path, store, repo_name, workers,
                                                                        redis_url):
     files = {**FIXTURES["python"].files, **FIXTURES["java"].files, **FIXTURES["javascript"].files}
@@ -267,15 +276,10 @@ def test_an_unreachable_broker_is_a_one_line_error_and_records_no_job(args, stor
 def test_workers_index_a_manifest_and_one_bad_repository_fails_alone(tmp_path, store, repo_name, workers, redis_url):
     python, python_sha = make_repo(tmp_path / "py", FIXTURES["python"].files)
     java, java_sha = make_repo(tmp_path / "java", FIXTURES["java"].files)
-    manifest = tmp_path / "org.yaml"
-    manifest.write_text(f"""
-repos:
-  - {{path: {python}, name: {repo_name}-py}}
-  - {{url: "file://{java}", name: {repo_name}-java}}
-  - {{url: "file://{tmp_path}/missing.git", name: {repo_name}-missing}}
-""")
-    env = {"SPIDER_BROKER_URL": redis_url, "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
-    outcomes = json.loads(succeeded(run_spider("org", "index", manifest, "--json", env=env)))
+    outcomes = enqueue_manifest(tmp_path, [f"{{path: {python}, name: {repo_name}-py}}",
+                                           f'{{url: "file://{java}", name: {repo_name}-java}}',
+                                           f'{{url: "file://{tmp_path}/missing.git", name: {repo_name}-missing}}'],
+                                redis_url)
     assert [o["status"] for o in outcomes] == ["queued"] * 3
     workers.start(concurrency=2, env={"SPIDER_REPO_CACHE": str(tmp_path / "cache")})
 
@@ -293,14 +297,9 @@ def test_a_lost_fetch_is_sent_again_unless_its_url_holds_a_credential(tmp_path, 
     """A manifest repository's fetch task can be lost as an index task can. Its entry is kept to send it again,
     except where its URL carries a credential, which no job keeps: that job fails, saying to run it again."""
     python, python_sha = make_repo(tmp_path / "py", FIXTURES["python"].files)
-    manifest = tmp_path / "org.yaml"
-    manifest.write_text(f"""
-repos:
-  - {{path: {python}, name: {repo_name}-py}}
-  - {{url: "https://ci:s3cr3t-t0ken@git.example.invalid/x.git", name: {repo_name}-token}}
-""")
-    env = {"SPIDER_BROKER_URL": redis_url, "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
-    outcomes = json.loads(succeeded(run_spider("org", "index", manifest, "--json", env=env)))
+    outcomes = enqueue_manifest(tmp_path, [f"{{path: {python}, name: {repo_name}-py}}",
+                                           f'{{url: "https://ci:s3cr3t-t0ken@git.example.invalid/x.git", '
+                                           f'name: {repo_name}-token}}'], redis_url)
     broker = redis.Redis.from_url(redis_url)
     ours = [m for m in broker.lrange("write", 0, -1) if repo_name in json.loads(m)["headers"]["argsrepr"]]
     assert len(ours) == 2 and all(broker.lrem("write", 1, m) == 1 for m in ours)  # both lost on their way
