@@ -5,7 +5,7 @@ The model directory (SPIDER_HOME/models/NAME) holds what `spider models register
 tokenizer files), the trained float32 weights (model.safetensors + config.json, so it can be the base of a
 further tuning), check.json (texts and the trained weights' vectors of them) and tune_info.json (the pairs
 file's sha256 and counts, the settings, the seed, the validation accuracy per epoch, the times). It is written
-beside its final place and moved there only once the check passed.
+beside its final place, moved there only once the check passed, and removed again if it cannot be registered.
 """
 
 from __future__ import annotations
@@ -124,7 +124,11 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
     check_texts = list(model_build.GOLDEN_TEXTS) + [t for p in (validation_pairs or train_pairs)[:CHECK_PAIRS]
                                                     for t in (p.message, p.text)]
     export(model.cpu(), source, out, settings.max_tokens, check_texts, info)
-    spec = embedding.register_model(name, out, model.config["hidden_size"], "mean", max_tokens=settings.max_tokens)
+    try:
+        spec = embedding.register_model(name, out, model.config["hidden_size"], "mean", max_tokens=settings.max_tokens)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)  # unregistered, it would only block this name
+        raise
     report(f"registered {spec.name} ({out}): select it with SPIDER_EMBED_MODEL={spec.name}")
     return info
 

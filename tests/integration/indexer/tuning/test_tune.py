@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from spider.indexer.errors import ConfigurationError
 from spider.indexer.vectors import embedding, model_build
 from spider.query.cli.main import main as spider
 
@@ -130,6 +131,21 @@ def test_an_export_that_differs_from_the_trained_weights_registers_nothing(home:
     assert result.stderr.splitlines()[-1].startswith("spider: error: the exported ONNX model does not reproduce the trained weights")
     assert "broken" not in embedding.load_registry()
     assert [p.name for p in (home / "models").iterdir() if "broken" in p.name] == []
+
+
+def test_a_model_that_fails_to_register_leaves_no_directory_behind(home: Path, base: Path, pairs_file: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fastembed(*_args, **_kwargs):
+        raise ConfigurationError("fastembed cannot load the model")
+
+    monkeypatch.setattr(embedding, "register_model", no_fastembed)
+    args = ("--pairs", str(pairs_file), "--base", str(base), "--name", "unregistered", "--batch-size", "8",
+            "--max-tokens", "32")
+    result = run(*args)
+    assert result.exit_code != 0 and result.stderr.splitlines()[-1] == "spider: error: fastembed cannot load the model"
+    assert [p.name for p in (home / "models").iterdir() if "unregistered" in p.name] == []
+    monkeypatch.undo()
+    assert run(*args).exit_code == 0  # the name is free for the run that registers
 
 
 def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path, tmp_path: Path) -> None:
