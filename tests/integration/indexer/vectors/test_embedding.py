@@ -176,3 +176,33 @@ def test_default_model_reproduces_the_golden_vectors() -> None:
     assert cosines.min() >= 0.9999, cosines
     assert embedding.list_models()[0]["status"] == "ready"
 
+
+@needs_weights
+def test_the_shipped_tuned_model_builds_on_first_use_and_reproduces_its_trained_weights(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = model_build.built_models()["minilm-history"]
+    assert shipped.delta is not None and shipped.delta.stat().st_size < 10_000_000
+    assert embedding.list_models()[1] | {"dir": None} == {
+        "name": "minilm-history", "dir": None, "dim": 384, "pooling": "mean", "normalize": True, "query_prefix": "",
+        "doc_prefix": "", "max_tokens": 256, "status": "not prepared: run `spider models prepare minilm-history`"}
+    monkeypatch.setenv(EMBED_MODEL_ENV, "minilm-history")
+    embedder = open_embedder()  # builds it: offline, from the base weights package and the committed delta
+    assert (embedder.name, embedder.dim, embedder.max_tokens) == ("minilm-history", 384, 256)
+    vectors = embedder.embed_documents(list(shipped.golden_texts))
+    assert ((vectors * shipped.golden).sum(1) / np.linalg.norm(shipped.golden, axis=1)).min() >= 0.9999
+    base = model_build.BASE_MODEL.golden  # the tuning moved it: a delta that were not applied would fail here
+    assert ((vectors[:3] * base).sum(1) / np.linalg.norm(base, axis=1)).min() < 0.99
+    assert {row["name"]: row["status"] for row in embedding.list_models()}["minilm-history"] == "ready"
+    built = Path(embedder.spec.dir)
+    assert (built / "model.safetensors").is_file()  # so it can be the base of `spider models tune`
+
+
+@needs_weights
+def test_a_delta_that_is_not_the_manifests_is_refused_and_nothing_is_built(tmp_path: Path) -> None:
+    shipped = model_build.built_models()["minilm-history"]
+    forged = tmp_path / "forged.delta.safetensors"
+    forged.write_bytes(shipped.delta.read_bytes()[:-1] + b" ")
+    tampered = model_build.BuiltModel(shipped.name, shipped.golden_texts, shipped.golden, forged, shipped.delta_sha256)
+    with pytest.raises(SpiderError, match=r"forged.delta.safetensors is not minilm-history's weight delta \(sha256"):
+        model_build.build_model(tmp_path / "out", tampered)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["forged.delta.safetensors"]
