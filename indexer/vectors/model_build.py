@@ -112,11 +112,9 @@ class BuiltModel:
     golden: np.ndarray  # golden_texts' reference vectors, len(golden_texts) x DIM
     delta: Path | None = None
     delta_sha256: str | None = None
-    description: str = ""
 
 
-BASE_MODEL = BuiltModel(BASE_NAME, GOLDEN_TEXTS, golden_vectors(),
-                        description="sentence-transformers/all-MiniLM-L6-v2, the general-purpose default")
+BASE_MODEL = BuiltModel(BASE_NAME, GOLDEN_TEXTS, golden_vectors())
 
 
 @cache
@@ -138,7 +136,7 @@ def read_manifest(path: Path) -> BuiltModel:
         if Path(manifest["delta_file"]).name != manifest["delta_file"] or manifest["base"] != BASE_NAME:
             raise ValueError("the delta must sit beside the manifest and the base must be " + BASE_NAME)
         return BuiltModel(str(manifest["name"]), texts, decode_vectors(manifest["golden_vectors"], len(texts)),
-                          delta, str(manifest["delta_sha256"]), str(manifest.get("description", "")))
+                          delta, str(manifest["delta_sha256"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigurationError(f"shipped model manifest {path} is unreadable ({exc}): reinstall spider") from None
 

@@ -5,7 +5,7 @@ Fine-tuning moves each weight by about 1% of its size. The difference of a matri
 tensors as float16. Rows of an embedding table that tuning barely moved (relative change under ROW_THRESHOLD:
 tokens the training never saw, moved by weight decay alone) are left out and stay at the base's values. For
 all-MiniLM-L6-v2 this is 7.5 MB against 45 MB of float16 weights, and reproduces the tuned model's vectors at
-cosine >= 0.99998 (bench/results/tuning.md, "Shipping the tuned model").
+cosine >= 0.99998 (bench/results/tuning_shipped.md).
 
 Keys of the delta file: `NAME/q4` (uint8, rows x ceil(columns / 2)) and `NAME/scale` (float16, rows) for a
 matrix, plus `NAME/rows` (int32) where only some rows are stored; `NAME/f16` for any other tensor. A tensor
