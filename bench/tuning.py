@@ -315,7 +315,7 @@ def ship(args: argparse.Namespace) -> dict:
     from spider.indexer.tuning.tune import load_tokenizer
     from spider.indexer.vectors import model_build, weight_delta
 
-    source = model_build.source_dir()
+    base_weights = load_file(str(model_build.source_dir() / "model.safetensors"))
     trained = load_bert(args.model_dir)
     trained.eval()
     encoder = Encoder(trained, load_tokenizer(args.model_dir), torch.device("cpu"), model_build.MAX_TOKENS)
@@ -324,8 +324,7 @@ def ship(args: argparse.Namespace) -> dict:
         with torch.no_grad():
             return encoder(texts).numpy()
 
-    delta = weight_delta.encode_delta(load_file(str(source / "model.safetensors")),
-                                      load_file(str(args.model_dir / "model.safetensors")))
+    delta = weight_delta.encode_delta(base_weights, load_file(str(args.model_dir / "model.safetensors")))
     out_dir = model_build.SHIPPED_DIR
     delta_path = out_dir / f"{args.name}.delta.safetensors"
     save_file(delta, str(delta_path))
@@ -339,7 +338,7 @@ def ship(args: argparse.Namespace) -> dict:
         "golden_vectors": model_build.encode_vectors(trained_vectors(golden_texts)),
         "training": {key: tune_info[key] for key in ("pairs_sha256", "train_pairs", "validation_pairs", "settings",
                                                      "device", "torch", "train_seconds", "epochs") if key in tune_info},
-        "card": "docs/embeddings.md#the-shipped-tuned-model-minilm-history",
+        "card": f"docs/embeddings.md#the-shipped-tuned-model-{args.name}",
     }
     manifest_path = out_dir / f"{args.name}.json"
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
@@ -352,7 +351,7 @@ def ship(args: argparse.Namespace) -> dict:
         cosines = model_build.onnx_cosines(Path(tmp) / args.name, texts, trained_vectors(texts), model_build.MAX_TOKENS)
     record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "name": args.name,
               "trained_weights": str(args.model_dir), "delta_bytes": manifest["delta_bytes"],
-              "float16_weights_bytes": 2 * sum(v.size for v in load_file(str(source / "model.safetensors")).values()),
+              "float16_weights_bytes": 2 * sum(v.size for v in base_weights.values()),
               "build_seconds": info["seconds"], "golden_min_cosine": info["golden_min_cosine"],
               "validation_texts": len(texts), "seed": args.seed, "min_cosine": round(min(cosines), 7),
               "mean_cosine": round(float(np.mean(cosines)), 7), "spider": spider_commit()}
