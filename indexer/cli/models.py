@@ -112,14 +112,19 @@ def models_pairs(repositories: tuple[str, ...], out: Path, max_commits: int, rev
 @click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=TrainSettings.learning_rate,
               show_default=True, help="AdamW's peak rate (linear warm-up over 10% of the steps, then linear decay).")
 @click.option("--max-tokens", type=click.IntRange(min=8), default=TrainSettings.max_tokens, show_default=True,
-              help="Truncation while training and of the registered model.")
+              help="Truncation of the registered model (and while training, unless --train-tokens).")
+@click.option("--train-tokens", type=click.IntRange(min=8),
+              help="Truncation while training only: 128 takes about a third of the time of 256 a step on a CPU.")
+@click.option("--frozen-layers", type=click.IntRange(min=0), default=TrainSettings.frozen_layers, show_default=True,
+              help="Keep the embeddings and this many lowest layers at the base weights: 3 of MiniLM's 6 halve "
+                   "a CPU step.")
 @click.option("--seed", type=int, default=TrainSettings.seed, show_default=True,
               help="Seeds the batches and torch: the same seed, pairs and device give the same model.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
               help="auto: a CUDA GPU where torch sees one, else the CPU.")
 @fail_cleanly
 def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size: int, learning_rate: float,
-                max_tokens: int, seed: int, device: str) -> None:
+                max_tokens: int, train_tokens: int | None, frozen_layers: int, seed: int, device: str) -> None:
     """Fine-tune BASE on PAIRS (each message against the other functions of its batch), export it to ONNX, check
     the export against the trained weights (cosine >= 0.9999) and register it as NAME. Needs torch: pip install
     'spider-code[tune]'. Select the model with SPIDER_EMBED_MODEL=NAME; unset it to go back to the default."""
@@ -129,8 +134,9 @@ def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size:
         if exc.name != "torch":
             raise
         raise ConfigurationError("spider models tune needs torch: pip install 'spider-code[tune]'") from None
-    info = tune_model(pairs_path, base, name, TrainSettings(epochs, batch_size, learning_rate, max_tokens=max_tokens,
-                                                            seed=seed), device, report=lambda line: click.echo(line, err=True))
+    settings = TrainSettings(epochs, batch_size, learning_rate, max_tokens=max_tokens, seed=seed,
+                             frozen_layers=frozen_layers, train_tokens=train_tokens)
+    info = tune_model(pairs_path, base, name, settings, device, report=lambda line: click.echo(line, err=True))
     before, after = (info["epochs"][i]["validation_accuracy"] for i in (0, -1))
     accuracy = f"validation accuracy {before:.1%} -> {after:.1%}" if after is not None else "no validation pairs"
     click.echo(f"{name}: {info['train_pairs']} pairs, {info['train_seconds']:.0f} s on {info['device']}, {accuracy}, "

@@ -11,5 +11,7 @@ class TrainSettings:
     batch_size: int = 32
     learning_rate: float = 2e-5
     weight_decay: float = 0.01
-    max_tokens: int = 256  # the default model's truncation
+    max_tokens: int = 256  # the default model's truncation, kept by the tuned model
     seed: int = 0
+    frozen_layers: int = 0  # the embeddings and the lowest N transformer layers keep the base weights
+    train_tokens: int | None = None  # truncation while training (None: max_tokens)

@@ -72,6 +72,16 @@ def train_step(encoder: Encoder, optimizer: torch.optim.Optimizer, messages: lis
     return loss.item()
 
 
+def freeze_lower_layers(model: Bert, frozen: int) -> list[torch.nn.Parameter]:
+    """Keep the embeddings and the lowest `frozen` layers at their weights (none if frozen is 0); the parameters
+    left to train. Backward then stops at the first trained layer: on a CPU, 3 of MiniLM's 6 layers frozen
+    halve a step (bench/results/tuning_steps.md)."""
+    if frozen:
+        for module in (model.embeddings, *model.encoder.layer[:frozen]):
+            module.requires_grad_(False)
+    return [p for p in model.parameters() if p.requires_grad]
+
+
 def validation_accuracy(encoder: Encoder, pairs: Sequence[Pair], batches: list[list[int]]) -> float | None:
     """Share of validation messages whose own function scores highest in its batch (None without batches)."""
     if not batches:
@@ -97,7 +107,7 @@ def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Seque
     steps = sum(len(e) for e in epochs)
     if steps == 0:
         raise ValueError("too few training pairs for one batch of two")
-    optimizer = torch.optim.AdamW(encoder.model.parameters(), lr=settings.learning_rate,
+    optimizer = torch.optim.AdamW(freeze_lower_layers(encoder.model, settings.frozen_layers), lr=settings.learning_rate,
                                   weight_decay=settings.weight_decay)
     warmup = max(1, int(steps * WARMUP_SHARE))
     schedule = torch.optim.lr_scheduler.LambdaLR(

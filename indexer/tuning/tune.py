@@ -100,8 +100,15 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
     if settings.max_tokens > min(limit, model.config["max_position_embeddings"]):
         raise InvalidInput(f"--max-tokens {settings.max_tokens}: the base model reads at most "
                            f"{min(limit, model.config['max_position_embeddings'])} tokens")
+    if settings.train_tokens is not None and settings.train_tokens > settings.max_tokens:
+        raise InvalidInput(f"--train-tokens {settings.train_tokens}: more than the model's --max-tokens "
+                           f"{settings.max_tokens}")
+    layers = model.config["num_hidden_layers"]
+    if settings.frozen_layers >= layers:
+        raise InvalidInput(f"--frozen-layers {settings.frozen_layers}: the base model has {layers} layers; "
+                           "at least the top one must train")
     torch.set_num_threads(embedding.cpu_count())
-    encoder = Encoder(model, load_tokenizer(source), pick_device(device), settings.max_tokens)
+    encoder = Encoder(model, load_tokenizer(source), pick_device(device), settings.train_tokens or settings.max_tokens)
     report(f"tuning {base} on {encoder.device.type} ({torch.get_num_threads()} CPU threads) into {name}")
     started = time.monotonic()
     try:

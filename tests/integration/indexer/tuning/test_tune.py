@@ -121,6 +121,17 @@ def test_the_same_seed_gives_the_same_weights(base: Path) -> None:
     assert not all(torch.equal(first[k], other[k]) for k in first)
 
 
+def test_frozen_layers_keep_the_base_weights_and_the_layers_above_train(base: Path) -> None:
+    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 2)]
+    before = load_bert(base).state_dict()
+    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 16)
+    train(encoder, pairs, [], TrainSettings(epochs=1, batch_size=4, learning_rate=1e-3, frozen_layers=1),
+          lambda _: None)
+    after = encoder.model.state_dict()
+    unchanged = {k for k in after if torch.equal(after[k], before[k])}
+    assert unchanged == {k for k in after if k.startswith(("embeddings.", "encoder.layer.0."))}, sorted(unchanged)
+
+
 def test_an_export_that_differs_from_the_trained_weights_registers_nothing(home: Path, base: Path, pairs_file: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     write = model_build.write_bert_onnx
@@ -160,6 +171,10 @@ def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path,
         (["--pairs", str(pairs_file), "--base", str(tmp_path / "nowhere"), "--name", "x"], "not all-MiniLM-L6-v2, a registered"),
         (["--pairs", str(pairs_file), "--base", str(base), "--name", "../escape"], "model name '../escape'"),
         (["--pairs", str(pairs_file), "--base", str(base), "--name", "x", "--max-tokens", "65"], "reads at most 64 tokens"),
+        (["--pairs", str(pairs_file), "--base", str(base), "--name", "x", "--max-tokens", "32", "--frozen-layers", "2"],
+         "has 2 layers"),
+        (["--pairs", str(pairs_file), "--base", str(base), "--name", "x", "--max-tokens", "32", "--train-tokens", "33"],
+         "more than the model's --max-tokens 32"),
     ]
     for args, message in cases:
         result = run(*args)
