@@ -47,6 +47,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.query.cli.eval import merge_cross_validation  # noqa: E402
 from spider.query.evaluation.metrics import (  # noqa: E402
     accuracy_at,
     bootstrap_ci,
@@ -58,7 +59,7 @@ from spider.query.evaluation.metrics import (  # noqa: E402
 from spider.query.evaluation.run import read_results  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-METHODS = ("der", "hybrid", "spider/learned/contains:4,invokes:2")
+METHODS = ("der", "hybrid", "spider/learned/contains:4,invokes:2", "spider/learned-cv/contains:4,invokes:2")
 
 
 def sample(pairs: Path, out: Path, per_repo: int, validation_per_repo: int, seed: int) -> dict:
@@ -94,10 +95,17 @@ def _scores(rows: dict[str, dict], method: str, k: int) -> dict[str, dict[str, f
     return out
 
 
+def _rows(eval_dir: Path) -> dict[str, dict]:
+    """A `spider eval` directory's rows by instance, with `spider train-selector`'s out-of-fold answers if any."""
+    rows = read_results(eval_dir / "instances.jsonl")
+    merge_cross_validation(rows, eval_dir / "learned_cv.jsonl")
+    return {r["instance_id"]: r for r in rows}
+
+
 def compare(base_dir: Path, tuned_dir: Path) -> dict:
-    """Base vs tuned for METHODS per language (and all) at K 5/10/20/50 on the instances both ran."""
-    base = {r["instance_id"]: r for r in read_results(base_dir / "instances.jsonl")}
-    tuned = {r["instance_id"]: r for r in read_results(tuned_dir / "instances.jsonl")}
+    """Base vs tuned for METHODS per language (and all) at K 5/10/20/50 on the instances both ran (`learned-cv`:
+    where `spider train-selector` ran on both, each model's selector trained out of fold on its own candidates)."""
+    base, tuned = _rows(base_dir), _rows(tuned_dir)
     shared = sorted(set(base) & set(tuned))
     languages = {"all": shared}
     for instance in shared:
