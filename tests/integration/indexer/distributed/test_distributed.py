@@ -75,18 +75,27 @@ class Workers:
         return process
 
     def stop(self) -> None:
+        """Celery's warm shutdown: SIGTERM to each worker's main process, which lets its running tasks finish (a
+        SIGTERM to the whole process group killed pool children mid-write to the local vector store); what is
+        left after 30 s is killed."""
         for process in self.processes:
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+                process.terminate()
         for process in self.processes:
             try:
                 process.wait(30)
             except subprocess.TimeoutExpired:
+                pass
+            try:
                 os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.fixture
 def workers(redis_url, tmp_path) -> Workers:
+    """Workers of one test; the broker is emptied first, so no task an earlier test left queued reaches them."""
+    redis.Redis.from_url(redis_url).flushdb()
     pool = Workers(redis_url, tmp_path / "workers.log")
     yield pool
     pool.stop()
