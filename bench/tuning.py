@@ -8,7 +8,7 @@ same instances).
     python bench/tuning.py report --model-dir SPIDER_HOME/models/NAME --pairs-summary PAIRS.summary.json \\
         --base BASE --tuned TUNED --title "..." --notes "..." [--bm25 SR]
     python bench/tuning.py throughput --pairs PAIRS --base all-MiniLM-L6-v2 --tuned NAME [--texts 600 --passes 3]
-    python bench/tuning.py steps --pairs PAIRS --base all-MiniLM-L6-v2 [--rounds 3 --batch-size 32]
+    python bench/tuning.py steps --pairs PAIRS --base all-MiniLM-L6-v2 [--rounds 3 --frozen-layers 3 --train-tokens 128]
     python bench/tuning.py ship --model-dir SPIDER_HOME/models/NAME --name SHIPPED --description "..." --pairs PAIRS
 
 `ship` writes a tuned model into indexer/vectors/shipped/ (its 4-bit weight delta from all-MiniLM-L6-v2 and a
@@ -20,8 +20,9 @@ trained weights on validation texts.
 bench/results/tuning_throughput.{md,json}: a tuned model has its base's architecture, so the two must be equal
 within noise.
 
-`steps` times training steps (forward, backward, optimizer) on seeded batches of a pairs file, encoding each
-batch's texts in one padded batch and in the `Encoder`'s length-sorted chunks, interleaved, and writes
+`steps` times training steps (forward, backward, optimizer) on seeded batches of a pairs file, interleaved: each
+batch's texts in one padded batch and in the `Encoder`'s length-sorted chunks, then chunks with the lower layers
+frozen, with a shorter training truncation and with both (the CPU recipe); it writes
 bench/results/tuning_steps.{md,json}.
 
 The sample keeps whole commits (a commit's pairs share its message), chosen per repository by a seeded shuffle,
@@ -267,37 +268,52 @@ def steps(args: argparse.Namespace) -> dict:
     import torch
     from spider.indexer.tuning.batches import Pair, batches_without_repeats
     from spider.indexer.tuning.bert import load_bert
-    from spider.indexer.tuning.train import CHUNK, Encoder, train_step
+    from spider.indexer.tuning.train import CHUNK, Encoder, freeze_lower_layers, train_step
     from spider.indexer.tuning.tune import base_directory, load_tokenizer
 
     pairs = [Pair(row["message"], row["text"]) for row in map(json.loads, args.pairs.open())]
     batches = batches_without_repeats(pairs, args.batch_size, random.Random(args.seed))[:args.rounds]
     source = base_directory(args.base)
-    encoder = Encoder(load_bert(source), load_tokenizer(source), torch.device("cpu"), args.max_tokens)
-    optimizer = torch.optim.AdamW(encoder.model.parameters(), lr=2e-5)
-    encoder.model.train()
-    seconds: dict[str, list[float]] = {"one padded batch": [], f"chunks of {CHUNK}": []}
+    chunked = f"chunks of {CHUNK}"
+    ways = {  # name: (chunk, frozen layers, training truncation)
+        "one padded batch": (args.batch_size, 0, args.max_tokens),
+        chunked: (CHUNK, 0, args.max_tokens),
+        f"{chunked}, {args.frozen_layers} frozen layers": (CHUNK, args.frozen_layers, args.max_tokens),
+        f"{chunked}, {args.train_tokens} tokens": (CHUNK, 0, args.train_tokens),
+        f"{chunked}, {args.frozen_layers} frozen layers, {args.train_tokens} tokens":
+            (CHUNK, args.frozen_layers, args.train_tokens),
+    }
+    steppers = {}
+    for way, (chunk, frozen, tokens) in ways.items():
+        encoder = Encoder(load_bert(source), load_tokenizer(source), torch.device("cpu"), tokens, chunk=chunk)
+        encoder.model.train()
+        steppers[way] = (encoder, torch.optim.AdamW(freeze_lower_layers(encoder.model, frozen), lr=2e-5))
+    seconds: dict[str, list[float]] = {way: [] for way in ways}
     for batch in batches:
-        for way, chunk in zip(seconds, (args.batch_size, CHUNK)):
-            encoder.chunk = chunk
+        for way, (encoder, optimizer) in steppers.items():
             started = time.perf_counter()
             train_step(encoder, optimizer, [pairs[i].message for i in batch], [pairs[i].text for i in batch])
             seconds[way].append(round(time.perf_counter() - started, 2))
-    ratios = [round(a / b, 3) for a, b in zip(*seconds.values())]
+    medians = {way: statistics.median(v) for way, v in seconds.items()}
+    over_chunked = {way: [round(a / b, 3) for a, b in zip(v, seconds[chunked])] for way, v in seconds.items()}
     record = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "base": args.base,
               "batch_size": args.batch_size, "max_tokens": args.max_tokens, "rounds": len(batches), "seed": args.seed,
-              "torch_threads": torch.get_num_threads(), "seconds_per_step": seconds,
-              "padded_over_chunked": ratios, "median_ratio": statistics.median(ratios),
-              "machine": machine(("torch",)), "spider": spider_commit()}
+              "torch_threads": torch.get_num_threads(), "seconds_per_step": seconds, "median_seconds": medians,
+              f"over_{chunked.replace(' ', '_')}": over_chunked, "machine": machine(("torch",)),
+              "spider": spider_commit()}
     write_results("tuning_steps", record, [
-        f"# Training step time: one padded batch against length-sorted chunks ({record['date']})", "",
+        f"# Training step time: padding, frozen layers and training truncation ({record['date']})", "",
         f"`bench/tuning.py steps`: {len(batches)} seeded batches of {args.batch_size} pairs of `{args.pairs.name}`, "
-        f"{args.max_tokens} tokens at most, `{args.base}`, forward + backward + AdamW step, the two ways "
-        f"interleaved on the same batches; {record['machine']['cpu_model']} ({record['machine']['nproc']} cores, "
-        f"shared), {record['torch_threads']} torch threads; spider {record['spider']['sha'][:12]}.", "",
-        "| way | seconds per step | median |", "|---|---|---:|",
-        *(f"| {way} | {', '.join(map(str, v))} | {statistics.median(v)} |" for way, v in seconds.items()), "",
-        f"One padded batch over chunks, per step: {', '.join(map(str, ratios))}; median **{record['median_ratio']}**."])
+        f"{args.max_tokens} tokens at most unless a way says fewer, `{args.base}`, forward + backward + AdamW step, "
+        f"the ways interleaved on the same batches; {record['machine']['cpu_model']} "
+        f"({record['machine']['nproc']} cores, shared), {record['torch_threads']} torch threads; "
+        f"spider {record['spider']['sha'][:12]}. `spider models tune` encodes in chunks; `--frozen-layers` and "
+        "`--train-tokens` choose the other ways.", "",
+        f"| way | seconds per step | median | over {chunked}, per step |", "|---|---|---:|---|",
+        *(f"| {way} | {', '.join(map(str, v))} | {medians[way]} | {', '.join(map(str, over_chunked[way]))} |"
+          for way, v in seconds.items()), "",
+        f"An epoch of 25,000 pairs ({25000 // args.batch_size} steps) at the median: "
+        + ", ".join(f"{way} {medians[way] * (25000 // args.batch_size) / 60:.0f} min" for way in ways) + "."])
     return record
 
 
@@ -403,12 +419,14 @@ def main() -> None:
     t.add_argument("--texts", type=int, default=600)
     t.add_argument("--passes", type=int, default=3)
     t.add_argument("--seed", type=int, default=0)
-    st = commands.add_parser("steps", help="training step time: one padded batch against length-sorted chunks")
+    st = commands.add_parser("steps", help="training step time: padding, frozen layers, training truncation")
     st.add_argument("--pairs", type=Path, required=True)
     st.add_argument("--base", required=True)
     st.add_argument("--rounds", type=int, default=3)
     st.add_argument("--batch-size", type=int, default=32)
     st.add_argument("--max-tokens", type=int, default=256)
+    st.add_argument("--frozen-layers", type=int, default=3)
+    st.add_argument("--train-tokens", type=int, default=128)
     st.add_argument("--seed", type=int, default=0)
     sh = commands.add_parser("ship", help="write a tuned model into indexer/vectors/shipped/ as a weight delta")
     sh.add_argument("--model-dir", type=Path, required=True, help="SPIDER_HOME/models/NAME of `spider models tune`")
