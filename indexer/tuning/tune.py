@@ -31,7 +31,6 @@ from spider.indexer.vectors import embedding, model_build
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 CHECK_PAIRS = 8  # pairs whose message and function text join GOLDEN_TEXTS in the export check
 BASE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json")
-CPU_RECIPE = "--epochs 1 --frozen-layers 3 --train-tokens 128"  # bench/results/tuning.md, experiment 6
 
 
 def read_pairs(path: Path) -> tuple[list[Pair], list[Pair], str]:
@@ -112,8 +111,8 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
     encoder = Encoder(model, load_tokenizer(source), pick_device(device), settings.train_tokens or settings.max_tokens)
     report(f"tuning {base} on {encoder.device.type} ({torch.get_num_threads()} CPU threads) into {name}")
     if encoder.device.type == "cpu" and not settings.frozen_layers and settings.train_tokens is None:
-        report(f"on a CPU, {CPU_RECIPE} trains in about an eighth of the time, keeping most of the gain "
-               "(docs/embeddings.md)")
+        report(f"on a CPU, --epochs 1 --frozen-layers {layers // 2} --train-tokens 128 trains in about an eighth of "
+               "the time, keeping most of the gain (docs/embeddings.md; experiment 6 of bench/results/tuning.md)")
     started = time.monotonic()
     try:
         history = train(encoder, train_pairs, validation_pairs, settings, report)
