@@ -10,7 +10,7 @@ from spider.indexer.cli.error_handler import fail_cleanly
 from spider.indexer.errors import ConfigurationError
 from spider.indexer.terminal import render_table
 from spider.indexer.tuning.pairs import PairsRun, build_pairs
-from spider.indexer.tuning.settings import TrainSettings
+from spider.indexer.tuning.settings import HARD_NEGATIVES, TrainSettings
 from spider.indexer.vectors import embedding
 
 
@@ -118,13 +118,18 @@ def models_pairs(repositories: tuple[str, ...], out: Path, max_commits: int, rev
 @click.option("--frozen-layers", type=click.IntRange(min=0), default=TrainSettings.frozen_layers, show_default=True,
               help="Keep the embeddings and this many lowest layers at the base weights: with 3 of MiniLM's 6 a "
                    "CPU step takes about 0.55 of a full one.")
+@click.option("--hard-negatives", type=click.Choice(HARD_NEGATIVES), default=TrainSettings.hard_negatives,
+              show_default=True,
+              help="same-file: contrast each message with a function of the same file its commit did not change too "
+                   "(mined from the pairs, so the pairs file must name each pair's repo, commit and function).")
 @click.option("--seed", type=int, default=TrainSettings.seed, show_default=True,
               help="Seeds the batches and torch: the same seed, pairs and device give the same model.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
               help="auto: a CUDA GPU where torch sees one, else the CPU.")
 @fail_cleanly
 def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size: int, learning_rate: float,
-                max_tokens: int, train_tokens: int | None, frozen_layers: int, seed: int, device: str) -> None:
+                max_tokens: int, train_tokens: int | None, frozen_layers: int, hard_negatives: str, seed: int,
+                device: str) -> None:
     """Fine-tune BASE on PAIRS (each message against the other functions of its batch), export it to ONNX, check
     the export against the trained weights (cosine >= 0.9999) and register it as NAME. Needs torch: pip install
     'spider-code[tune]'. Select the model with SPIDER_EMBED_MODEL=NAME; unset it to go back to the default."""
@@ -135,7 +140,7 @@ def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size:
             raise
         raise ConfigurationError("spider models tune needs torch: pip install 'spider-code[tune]'") from None
     settings = TrainSettings(epochs, batch_size, learning_rate, max_tokens=max_tokens, seed=seed,
-                             frozen_layers=frozen_layers, train_tokens=train_tokens)
+                             frozen_layers=frozen_layers, train_tokens=train_tokens, hard_negatives=hard_negatives)
     info = tune_model(pairs_path, base, name, settings, device, report=lambda line: click.echo(line, err=True))
     before, after = (info["epochs"][i]["validation_accuracy"] for i in (0, -1))
     accuracy = f"validation accuracy {before:.1%} -> {after:.1%}" if after is not None else "no validation pairs"

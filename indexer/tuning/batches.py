@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 
 @dataclass(frozen=True, slots=True)
 class Pair:
+    """A message and the text of a function its commit changed. commit and function ("repo sha", "repo path:name")
+    are known only where the pairs file gives them (they place hard negatives) and do not make two pairs differ."""
     message: str
     text: str
+    commit: str = field(default="", compare=False)
+    function: str = field(default="", compare=False)
 
 
 def batches_without_repeats(pairs: Sequence[Pair], size: int, rng: random.Random) -> list[list[int]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+HARD_NEGATIVES = ("none", "same-file")
+
 
 @dataclass(frozen=True)
 class TrainSettings:
@@ -15,3 +17,4 @@ class TrainSettings:
     seed: int = 0
     frozen_layers: int = 0  # the embeddings and the lowest N transformer layers keep the base weights
     train_tokens: int | None = None  # truncation while training (None: max_tokens)
+    hard_negatives: str = "none"  # or "same-file" (`negatives`)

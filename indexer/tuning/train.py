@@ -1,7 +1,8 @@
 """Contrastive training of a sentence encoder on (message, function text) pairs with in-batch negatives.
 
 Each message is scored against every function text of its batch (cosine x SCALE, cross-entropy towards its own
-function: sentence-transformers' MultipleNegativesRankingLoss), in batches with no repeats (`batches`).
+function: sentence-transformers' MultipleNegativesRankingLoss), in batches with no repeats (`batches`), and, with
+hard negatives, against each pair's sibling from the same file too (`negatives`).
 Validation reports the same in-batch accuracy on held-out pairs, before training and after each epoch.
 """
 
@@ -14,6 +15,7 @@ from typing import Callable, Sequence
 import torch
 from spider.indexer.tuning.batches import Pair, batches_without_repeats
 from spider.indexer.tuning.bert import Bert
+from spider.indexer.tuning.negatives import false_negative_mask, same_file_negatives, touched_functions
 from spider.indexer.tuning.settings import TrainSettings
 from spider.indexer.vectors.embedding import cut_text
 
@@ -56,16 +58,24 @@ class Encoder:
         return torch.cat(parts)[back]
 
 
-def in_batch_loss(messages: torch.Tensor, functions: torch.Tensor) -> tuple[torch.Tensor, int]:
-    """The loss of one batch and how many messages scored their own function highest."""
+def in_batch_loss(messages: torch.Tensor, functions: torch.Tensor, negatives: torch.Tensor | None = None,
+                  masked: list[list[bool]] | None = None) -> tuple[torch.Tensor, int]:
+    """The loss of one batch and how many messages scored their own function highest; message i's own function is
+    functions[i], every other function and every negative is wrong for it, except the negatives masked[i] marks."""
     scores = messages @ functions.T * SCALE
+    if negatives is not None and len(negatives):
+        extra = messages @ negatives.T * SCALE
+        if masked is not None:
+            extra = extra.masked_fill(torch.tensor(masked, device=extra.device), float("-inf"))
+        scores = torch.cat([scores, extra], dim=1)
     targets = torch.arange(len(messages), device=scores.device)
     return torch.nn.functional.cross_entropy(scores, targets), int((scores.argmax(1) == targets).sum())
 
 
-def train_step(encoder: Encoder, optimizer: torch.optim.Optimizer, messages: list[str], texts: list[str]) -> float:
-    """One optimizer step on one batch of pairs; its loss."""
-    loss, _ = in_batch_loss(encoder(messages), encoder(texts))
+def train_step(encoder: Encoder, optimizer: torch.optim.Optimizer, messages: list[str], texts: list[str],
+               negatives: Sequence[str] = (), masked: list[list[bool]] | None = None) -> float:
+    """One optimizer step on one batch of pairs (and their hard negatives); its loss."""
+    loss, _ = in_batch_loss(encoder(messages), encoder(texts), encoder(negatives) if negatives else None, masked)
     loss.backward()
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
@@ -103,6 +113,9 @@ def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Seque
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
     validation_batches = batches_without_repeats(validation_pairs, settings.batch_size, random.Random(settings.seed))
+    negatives = (same_file_negatives(train_pairs, random.Random(settings.seed)) if settings.hard_negatives == "same-file"
+                 else [None] * len(train_pairs))
+    touched = touched_functions(train_pairs)
     epochs = [batches_without_repeats(train_pairs, settings.batch_size, rng) for _ in range(settings.epochs)]
     steps = sum(len(e) for e in epochs)
     if steps == 0:
@@ -113,16 +126,20 @@ def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Seque
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / max(1, steps - warmup))))
     history = [{"epoch": 0, "validation_accuracy": validation_accuracy(encoder, validation_pairs, validation_batches)}]
-    report(f"{len(train_pairs)} training pairs in {steps} steps over {settings.epochs} epochs; "
-           f"validation accuracy before training {_percent(history[0]['validation_accuracy'])}")
+    with_negative = sum(n is not None for n in negatives)
+    report(f"{len(train_pairs)} training pairs in {steps} steps over {settings.epochs} epochs"
+           + (f", {with_negative} with a hard negative from the same file" if with_negative else "")
+           + f"; validation accuracy before training {_percent(history[0]['validation_accuracy'])}")
     step = 0
     for epoch, batches in enumerate(epochs, 1):
         encoder.model.train()
         started = last_report = time.monotonic()
         losses = []
         for batch in batches:
-            losses.append(train_step(encoder, optimizer, [train_pairs[i].message for i in batch],
-                                     [train_pairs[i].text for i in batch]))
+            hard = [negatives[i] for i in batch if negatives[i] is not None]
+            pairs = [train_pairs[i] for i in batch]
+            losses.append(train_step(encoder, optimizer, [p.message for p in pairs], [p.text for p in pairs],
+                                     [n.text for n in hard], false_negative_mask(pairs, hard, touched)))
             schedule.step()
             step += 1
             if time.monotonic() - last_report >= PROGRESS_SECONDS:

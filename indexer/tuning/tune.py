@@ -45,7 +45,7 @@ def read_pairs(path: Path) -> tuple[list[Pair], list[Pair], str]:
     for number, line in enumerate(lines, 1):
         try:
             row = json.loads(line)
-            split, pair = row["split"], Pair(row["message"], row["text"])
+            split, pair = row["split"], Pair(row["message"], row["text"], *_keys(row))
             if split not in ("train", "validation") or not all(isinstance(s, str) and s for s in (pair.message, pair.text)):
                 raise ValueError
         except (ValueError, TypeError, KeyError):
@@ -53,6 +53,14 @@ def read_pairs(path: Path) -> tuple[list[Pair], list[Pair], str]:
                                "(a JSON object with split train|validation, message, text)") from None
         (train_pairs if split == "train" else validation_pairs)[pair] = None
     return list(train_pairs), list(validation_pairs), model_build.sha256_file(path)
+
+
+def _keys(row: dict) -> tuple[str, str]:
+    """The pair's commit and function, unique across repositories ("" where the row lacks them)."""
+    repo, commit, function = (row.get(key) for key in ("repo", "commit", "function"))
+    if not all(isinstance(value, str) and value for value in (repo, commit, function)):
+        return "", ""
+    return f"{repo} {commit}", f"{repo} {function}"
 
 
 def base_directory(base: str) -> Path:
@@ -91,6 +99,9 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
     if out.exists() or name in embedding.load_registry():
         raise InvalidInput(f"a model named {name} exists ({out}): choose another name")
     train_pairs, validation_pairs, pairs_sha = read_pairs(pairs_path)
+    if settings.hard_negatives == "same-file" and not all(p.commit for p in train_pairs):
+        raise InvalidInput(f"--hard-negatives same-file: {pairs_path} has training pairs without repo, commit and "
+                           "function (write it again with `spider models pairs`)")
     source = base_directory(base)
     try:
         model = load_bert(source)

@@ -31,7 +31,7 @@ else:
 from spider.indexer.tuning.batches import Pair  # noqa: E402 - needs torch's presence decided first
 from spider.indexer.tuning.bert import load_bert  # noqa: E402
 from spider.indexer.tuning.settings import TrainSettings  # noqa: E402
-from spider.indexer.tuning.train import Encoder, train  # noqa: E402
+from spider.indexer.tuning.train import Encoder, in_batch_loss, train  # noqa: E402
 
 # Messages and functions that share no word: only training can tie them together.
 TOPICS = [("quick brown fox", "def search query vector"), ("lazy dog sleepy", "class database cache table"),
@@ -133,6 +133,37 @@ def test_frozen_layers_keep_the_base_weights_and_the_layers_above_train(base: Pa
     assert unchanged == {k for k in after if k.startswith(("embeddings.", "encoder.layer.0."))}, sorted(unchanged)
 
 
+def test_a_hard_negative_counts_as_wrong_unless_masked() -> None:
+    messages = torch.nn.functional.normalize(torch.randn(3, 8, generator=torch.Generator().manual_seed(0)), dim=1)
+    functions = torch.nn.functional.normalize(messages + 0.3, dim=1)
+    sibling = messages[:1] * 0.9 + functions[:1] * 0.1  # closer to message 0 than its own function is
+    plain, plain_hits = in_batch_loss(messages, functions)
+    hard, hard_hits = in_batch_loss(messages, functions, sibling, [[False], [False], [False]])
+    masked, masked_hits = in_batch_loss(messages, functions, sibling, [[True], [False], [False]])
+    assert hard > plain and hard_hits == plain_hits - 1
+    assert masked < hard and masked_hits == plain_hits
+
+
+def test_same_file_negatives_train_and_say_how_many_pairs_have_one(base: Path) -> None:
+    rows = pairs_of("train", 2)
+    pairs = [Pair(r["message"], r["text"], f"demo {r['commit']}", f"demo {r['function']}") for r in rows]
+    lines: list[str] = []
+
+    def trained(hard_negatives: str) -> tuple[dict, list[dict]]:
+        encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
+        history = train(encoder, pairs, pairs, TrainSettings(epochs=8, batch_size=8, learning_rate=1e-3,
+                                                              hard_negatives=hard_negatives), lines.append)
+        return encoder.model.state_dict(), history
+
+    plain, _ = trained("none")
+    hard, history = trained("same-file")
+    assert [line for line in lines if "with a hard negative" in line] == [
+        "16 training pairs in 16 steps over 8 epochs, 16 with a hard negative from the same file; validation "
+        f"accuracy before training {history[0]['validation_accuracy']:.1%}"]
+    assert history[-1]["validation_accuracy"] > history[0]["validation_accuracy"], history
+    assert not all(torch.equal(plain[k], hard[k]) for k in plain)  # the negatives reached the loss
+
+
 def test_an_export_that_differs_from_the_trained_weights_registers_nothing(home: Path, base: Path, pairs_file: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     write = model_build.write_bert_onnx
@@ -166,6 +197,9 @@ def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path,
     bad = tmp_path / "bad.jsonl"
     bad.write_text(pairs_file.read_text().splitlines()[0] + '\n{"split": "train", "message": 3}\n')
     onnx_only = build_tiny_model(tmp_path / "onnx-only")
+    anonymous = tmp_path / "anonymous.jsonl"  # pairs as an older or hand-made file gives them
+    anonymous.write_text("".join(json.dumps({k: r[k] for k in ("split", "message", "text")}) + "\n"
+                                 for r in pairs_of("train", 2)))
     cases = [
         (["--pairs", str(bad), "--base", str(base), "--name", "x"], f"{bad} line 2 is not a pair"),
         (["--pairs", str(pairs_file), "--base", str(onnx_only), "--name", "x"], "cannot be trained: it lacks model.safetensors"),
@@ -176,6 +210,8 @@ def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path,
          "has 2 layers"),
         (["--pairs", str(pairs_file), "--base", str(base), "--name", "x", "--max-tokens", "32", "--train-tokens", "33"],
          "more than the model's --max-tokens 32"),
+        (["--pairs", str(anonymous), "--base", str(base), "--name", "x", "--hard-negatives", "same-file"],
+         "has training pairs without repo, commit and function"),
     ]
     for args, message in cases:
         result = run(*args)
