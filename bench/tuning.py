@@ -198,21 +198,7 @@ def render(experiments: list[dict]) -> str:
             taken = sample.get(name, {})
             lines.append(f"| {name} | {repo['head'][:12]} | {read}{note} | {pairs} | "
                          f"{taken.get('train', 0)} / {taken.get('validation', 0)} |")
-        lines += ["", "| language | instances | method | R@5 base → tuned | R@10 | R@20 (tuned 95% CI) | R@50 | Acc@20 | MRR@50 | p R@20 (bootstrap / sign-flip) |",
-                  "|---|---:|---|---|---|---|---|---|---|---|"]
-        for language, methods in e["comparison"].items():
-            for method, by_k in methods.items():
-                if method == "instances":
-                    continue
-
-                def pair(k: str, metric: str = "recall") -> str:
-                    v = by_k[k][metric]
-                    return f"{v['base']:.3f} → {v['tuned']:.3f}"
-
-                r20 = by_k["20"]["recall"]
-                lines.append(f"| {language} | {methods['instances']} | {method} | {pair('5')} | {pair('10')} | "
-                             f"{pair('20')} ({r20['tuned_ci95'][0]:.3f}–{r20['tuned_ci95'][1]:.3f}) | {pair('50')} | "
-                             f"{pair('20', 'acc')} | {pair('50', 'mrr')} | {r20['p_paired_bootstrap']:.3f} / {r20['p_sign_flip']:.3f} |")
+        lines += ["", *comparison_table(e["comparison"])]
         if e.get("complementarity"):
             lines += ["", "The dense top 50 beside BM25's (`sr`), which fusion draws on: functions both rank, the share "
                           "of targets only the dense ranking finds, and the share the two find together.", "",
@@ -223,6 +209,26 @@ def render(experiments: list[dict]) -> str:
                              f"{c['union_recall50']:.3f} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def comparison_table(comparison: dict) -> list[str]:
+    """The markdown table of a `compare` result: base → tuned per language and method."""
+    lines = ["| language | instances | method | R@5 base → tuned | R@10 | R@20 (tuned 95% CI) | R@50 | Acc@20 | MRR@50 | p R@20 (bootstrap / sign-flip) |",
+             "|---|---:|---|---|---|---|---|---|---|---|"]
+    for language, methods in comparison.items():
+        for method, by_k in methods.items():
+            if method == "instances":
+                continue
+
+            def pair(k: str, metric: str = "recall") -> str:
+                v = by_k[k][metric]
+                return f"{v['base']:.3f} → {v['tuned']:.3f}"
+
+            r20 = by_k["20"]["recall"]
+            lines.append(f"| {language} | {methods['instances']} | {method} | {pair('5')} | {pair('10')} | "
+                         f"{pair('20')} ({r20['tuned_ci95'][0]:.3f}–{r20['tuned_ci95'][1]:.3f}) | {pair('50')} | "
+                         f"{pair('20', 'acc')} | {pair('50', 'mrr')} | {r20['p_paired_bootstrap']:.3f} / {r20['p_sign_flip']:.3f} |")
+    return lines
 
 
 def write_results(stem: str, record: dict, markdown: list[str]) -> None:
