@@ -7,5 +7,12 @@ import os
 import shutil
 import tempfile
 
+from hypothesis import settings
+
+# Property tests check what happens, not how fast: on a shared machine under load one example can take seconds,
+# and hypothesis's default 200 ms deadline then fails a correct test.
+settings.register_profile("spider", deadline=None)
+settings.load_profile("spider")
+
 os.environ["SPIDER_HOME"] = tempfile.mkdtemp(prefix="spider-test-home-")
 atexit.register(shutil.rmtree, os.environ["SPIDER_HOME"], ignore_errors=True)
