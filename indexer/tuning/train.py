@@ -136,7 +136,7 @@ def train(encoder: Encoder, train_pairs: Sequence[Pair], validation_pairs: Seque
         started = last_report = time.monotonic()
         losses = []
         for batch in batches:
-            hard = [negatives[i] for i in batch if negatives[i] is not None]
+            hard = [n for n in (negatives[i] for i in batch) if n is not None]
             pairs = [train_pairs[i] for i in batch]
             losses.append(train_step(encoder, optimizer, [p.message for p in pairs], [p.text for p in pairs],
                                      [n.text for n in hard], false_negative_mask(pairs, hard, touched)))
