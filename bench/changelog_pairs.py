@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.tuning.messages import MAX_CHARS  # noqa: E402
 from spider.query.evaluation.run import find_repository  # noqa: E402
 
@@ -91,7 +92,11 @@ def main() -> None:
     languages: Counter = Counter()
     commits = 0
     for (repo, commit), rows in by_commit.items():
-        entry = changelog_entry(added_changelog_lines(find_repository(args.repos, repo), commit))
+        try:
+            git_dir = find_repository(args.repos, repo)
+        except SpiderError as error:  # one line, as `spider eval` says it
+            raise SystemExit(f"changelog_pairs.py: {error}") from None
+        entry = changelog_entry(added_changelog_lines(git_dir, commit))
         if entry is None:
             continue
         commits += 1
