@@ -175,7 +175,8 @@ def render(experiments: list[dict]) -> str:
     lines = ["# Embedding tuning: the experiment log (issue 23)", "",
              "Each experiment: the pairs it trained on, the settings, the validation in-batch accuracy per epoch, and "
              "`spider eval` of the base and the tuned model on the same instances, side by side. Written by "
-             "`bench/tuning.py report`; the newest last. Figures from a subset of the dev split say so.", ""]
+             "`bench/tuning.py report`; the newest last. Figures from a subset of the dev split say so.", "",
+             *summary_table(experiments), ""]
     for e in experiments:
         info = e["tune_info"]
         lines += [f"## {e['title']} ({e['date']})", "", e["notes"], ""]
@@ -209,6 +210,27 @@ def render(experiments: list[dict]) -> str:
                              f"{c['union_recall50']:.3f} |")
         lines.append("")
     return "\n".join(lines)
+
+
+SUMMARY_METHODS = ("der", "hybrid", "spider/learned/contains:4,invokes:2")
+
+
+def summary_table(experiments: list[dict]) -> list[str]:
+    """One row per experiment: what it trained on and Recall@20 base → tuned over all its instances, per method."""
+    lines = ["Summary: Recall@20 over all of each experiment's instances, its reference → the tuned model. The "
+             "reference is the base model all-MiniLM-L6-v2 unless the experiment's section names another (experiment "
+             "9 compares with the same pairs' commit messages, experiment 10 with experiment 6's model); the sections "
+             "have the per-language figures, the intervals and the p-values.", "",
+             "| experiment | model | training pairs | epochs | device | instances | "
+             + " | ".join(f"{m} R@20" for m in SUMMARY_METHODS) + " |", "|---|---|---:|---:|---|---:|"
+             + "---|" * len(SUMMARY_METHODS)]
+    for e in experiments:
+        info, overall = e["tune_info"], e["comparison"]["all"]
+        cells = [f"{overall[m]['20']['recall']['base']:.3f} → {overall[m]['20']['recall']['tuned']:.3f}"
+                 if m in overall else "–" for m in SUMMARY_METHODS]
+        lines.append(f"| {e['title'].split(':')[0]} | `{info['name']}` | {info['train_pairs']:,} | "
+                     f"{info['settings']['epochs']} | {info['device']} | {overall['instances']} | {' | '.join(cells)} |")
+    return lines
 
 
 def comparison_table(comparison: dict) -> list[str]:
