@@ -32,7 +32,9 @@ for path in (ROOT, ROOT / "bench"):
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from spider.indexer.graph import neo4j_local  # noqa: E402
+from spider.indexer.pipeline.index import is_indexed  # noqa: E402
 from spider.indexer.settings import Settings  # noqa: E402
+from spider.indexer.vectors.embedding import resolve_spec  # noqa: E402
 from spider.query.evaluation.metrics import paired_bootstrap_p, sign_flip_p  # noqa: E402
 from spider.query.evaluation.run import functions_in_files, load_instances  # noqa: E402
 from spider.query.results import Origin  # noqa: E402
@@ -50,6 +52,10 @@ K = 20
 def candidates_of(store, instance, n: int) -> dict:
     """The three rankings of one instance and each candidate's features and label."""
     repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
+    model = resolve_spec().name
+    if not is_indexed(store.snapshot_state(repo, snapshot), model):  # the dense ranking would use another model's
+        raise SystemExit(f"{instance.id}: {repo} @ {snapshot[:12]} is not indexed with {model} (SPIDER_EMBED_MODEL, "
+                         "else the default): run `spider eval` on the same instances with that model first")
     dense = first_stage(store, repo, snapshot, issue, Origin.DENSE, n, TestPolicy.EXCLUDE).scored
     lexical = snapshot_index(store, repo, snapshot)
     tests = lexical.test_ids
@@ -138,15 +144,15 @@ def main() -> None:
                      f"{g['p_paired_bootstrap']:.3f} / {g['p_sign_flip']:.3f} |")
     for family, title in FAMILIES.items():
         lines += ["", f"{title}, chosen leave-one-repository-out by Recall@{K}, against the shipped RRF (k={RRF_K}, "
-                  f"w=1) and against DER and BM25 alone; p: the chosen fusion against the better of DER and BM25 "
-                  f"(paired bootstrap); and the instances DER solves (all targets in its top {K}, test code excluded) "
+                  f"w=1) and against DER and BM25 alone; p (paired bootstrap): the chosen fusion against the shipped "
+                  f"RRF, and against the better of DER and BM25; and the instances DER solves (all targets in its top {K}, test code excluded) "
                   f"whose targets the fused top {K} no longer holds:", "",
-                  "| group | instances | DER R@20 | BM25 R@20 | shipped R@20 | chosen R@20 (LORO) | p vs the better | "
-                  "DER-solved lost: shipped | chosen | settings chosen |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "| group | instances | DER R@20 | BM25 R@20 | shipped R@20 | chosen R@20 (LORO) | p vs shipped | p vs the better | "
+                  "DER-solved lost: shipped | chosen | settings chosen |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for group, g in result["settings"][family].items():
             lines.append(f"| {group} | {g['instances']} | {g['der_recall20']:.3f} | {g['sr_recall20']:.3f} | "
                          f"{g['shipped_recall20']:.3f} | {g['chosen_recall20_loro']:.3f} | "
-                         f"{g['p_chosen_vs_better_of_der_sr']:.3f} | {g['der_solved_lost_shipped']} of {g['der_solved']} "
+                         f"{g['p_chosen_vs_shipped']:.3f} | {g['p_chosen_vs_better_of_der_sr']:.3f} | {g['der_solved_lost_shipped']} of {g['der_solved']} "
                          f"| {g['der_solved_lost_chosen']} of {g['der_solved']} | {', '.join(g['chosen'])} |")
     lines += ["", f"Bounds, not methods: the best Recall@{K} any setting above reaches when it is chosen on the very "
               "instances it is scored on, one setting for the whole group and one per repository, beside DER and "
@@ -256,6 +262,7 @@ def chosen_settings(rows: list[dict], family: str) -> dict:
             "sr_recall20": round(sum(sr) / len(sr), 4), "shipped_recall20": round(sum(ship) / len(ship), 4),
             "chosen_recall20_loro": round(sum(mine) / len(mine), 4),
             "p_chosen_vs_better_of_der_sr": round(paired_bootstrap_p(mine, better), 4),
+            "p_chosen_vs_shipped": round(paired_bootstrap_p(mine, ship), 4),
             "der_solved": len(solved), "der_solved_lost_shipped": sum(shipped[i] < 1.0 for i in solved),
             "der_solved_lost_chosen": sum(recall[chosen[i]][i] < 1.0 for i in solved),
             "chosen": sorted({chosen[r["instance_id"]] for r in members})}
