@@ -134,6 +134,11 @@ def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
+def admitted(weights: Weights, proposal: Proposal) -> np.ndarray:
+    """Which of the proposal's candidates the model admits: as `LearnedSelector` decides, its expansion's threshold."""
+    return probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
+
+
 def threshold_outcome(proposals: list[Proposal], probabilities: list[np.ndarray], threshold: float) -> tuple[float, float]:
     """(mean Recall@THRESHOLD_K, share of the instances DER solves at THRESHOLD_K that stay solved)."""
     recalls, kept = [], []
@@ -177,7 +182,7 @@ def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
             weights = fit([p for p in train if p.stage == stage])
             thresholds["@".join(stage)] = weights.thresholds
             for proposal in (p for p in test if p.stage == stage):
-                admit = probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
+                admit = admitted(weights, proposal)
                 cells[proposal.row["instance_id"]][proposal.method] = {str(k): proposal.replay(admit, k) for k in ks}
         summaries.append({"held_out": repo, "instances": len({p.row["instance_id"] for p in test}),
                           "thresholds": thresholds})
