@@ -1,24 +1,24 @@
 """Should the learned selector be retrained on every language? (issue 22, item 5)
 
 From one `spider eval` results directory over the dev split and `dev-more` (its candidates.jsonl), the default
-pipeline's selector (the hybrid first stage's regression, test code excluded) is measured three ways, each replayed offline through the real exchange as
-`spider train-selector` does:
+pipeline's selector (the hybrid first stage's regression, test code excluded) is measured three ways, each replayed
+offline through the real exchange as `spider train-selector` does:
 
 - `dev-cv`: leave-one-repository-out over the dev split's repositories only (the recipe of the shipped model);
 - `all-cv`: leave-one-repository-out over every repository, every language (the retrained recipe);
 - `shipped`: the shipped model as it is (out of fold on `dev-more`, which it never saw; in-sample on dev).
 
-The retrained recipe ships only if it is no worse on the original dev split. `--write` puts one composition into the
-directory's learned_cv.jsonl, which `spider eval` and `bench/quality_report.py` merge in as `learned-cv`:
-`dev-cv+shipped` (dev instances from dev-cv, the rest from the shipped model) or `all-cv`.
+The retrained recipe ships only if it is no worse on the original dev split; `spider train-selector` on the same
+directory then writes it and its cross-validated answers.
 
-    python bench/selector_cv.py --eval RESULTS --bench ../shared/bench --write all-cv
+    python bench/selector_cv.py --eval RESULTS --bench ../shared/bench --out bench/results/selector_cv.md
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -27,10 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.query.evaluation import train_selector  # noqa: E402
 from spider.query.evaluation.metrics import accuracy_at, recall_at  # noqa: E402
 from spider.query.evaluation.run import read_jsonl  # noqa: E402
-from spider.query.evaluation.train_selector import cross_validate, load_proposals, probabilities_of  # noqa: E402
+from spider.query.evaluation.train_selector import admitted, cross_validate, load_proposals  # noqa: E402
 from spider.query.retrieve.test_policy import DEFAULT_TESTS  # noqa: E402
 from spider.query.select.learned import SelectorModel, model_path  # noqa: E402
 
@@ -45,7 +46,7 @@ def shipped_cells(proposals: list, model: SelectorModel) -> dict[str, dict[str, 
         weights = model.weights.get(proposal.row["origin"])
         if weights is None:
             continue
-        admit = probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
+        admit = admitted(weights, proposal)
         cells.setdefault(proposal.row["instance_id"], {})[proposal.method] = {
             str(k): proposal.replay(admit, k) for k in KS}
     return cells
@@ -59,13 +60,19 @@ def main() -> None:
     parser.add_argument("--max-acc-drop", type=float, default=train_selector.MAX_ACC_DROP,
                         help="the share of the first stage's solved instances a fold's threshold may cost")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown)")
-    parser.add_argument("--write", choices=("dev-cv+shipped", "all-cv"), help="the composition for learned_cv.jsonl")
     args = parser.parse_args()
     train_selector.MAX_ACC_DROP = args.max_acc_drop  # read by best_threshold at each fit
-    dev = set(json.loads((args.bench / "subsets.json").read_text())[args.dev_subset])
-    proposals = [p for p in load_proposals(args.eval / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
+    subsets = json.loads((args.bench / "subsets.json").read_text())
+    if args.dev_subset not in subsets:
+        raise SystemExit(f"selector_cv.py: no subset {args.dev_subset!r} in {args.bench / 'subsets.json'}")
+    dev = set(subsets[args.dev_subset])
+    try:
+        proposals = [p for p in load_proposals(args.eval / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
+    except SpiderError as error:
+        raise SystemExit(f"selector_cv.py: {error}") from None
     rows = {row["instance_id"]: row for row in read_jsonl(args.eval / "instances.jsonl")}
-    with ProcessPoolExecutor(2) as pool:  # the two cross-validations side by side
+    # the two cross-validations side by side; forked, so that the workers see --max-acc-drop
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         dev_cv = pool.submit(cross_validate, [p for p in proposals if p.row["instance_id"] in dev], KS, print)
         all_cv = pool.submit(cross_validate, proposals, KS, print)
         ways = {"dev-cv": dev_cv.result()[0], "all-cv": all_cv.result()[0],
@@ -75,7 +82,8 @@ def main() -> None:
              "stay solved", "", "| way | group | instances | R@20 | DER solves → kept |", "|---|---|---:|---:|---:|"]
     for way, cells in ways.items():
         for group in ("dev", *languages):
-            members = [r for i, r in rows.items() if i in cells and (i in dev if group == "dev" else r["language"] == group)]
+            members = [r for i, r in rows.items()
+                       if i in cells and (i in dev if group == "dev" else r["language"] == group)]
             if not members:
                 continue
             recall = [recall_at(cells[r["instance_id"]][DEFAULT]["20"]["hits"], r["m"], 20) for r in members]
@@ -85,16 +93,8 @@ def main() -> None:
                          f"{kept:.0f} |")
     print("\n".join(lines))
     if args.out:
-        args.out.write_text(f"# Retrain the learned selector on every language? (issue 22, item 5)\n\n`{' '.join(sys.argv)}`"
-                            "\n\n" + "\n".join(lines) + "\n")
-    if args.write:
-        chosen = ways["all-cv"] if args.write == "all-cv" else {
-            i: (ways["dev-cv"] if i in dev else ways["shipped"])[i] for i in rows
-            if i in (ways["dev-cv"] if i in dev else ways["shipped"])}
-        with (args.eval / "learned_cv.jsonl").open("w") as handle:
-            for instance_id, methods in sorted(chosen.items()):
-                handle.write(json.dumps({"instance_id": instance_id, "methods": methods}) + "\n")
-        print(f"{args.write} written to {args.eval / 'learned_cv.jsonl'}")
+        args.out.write_text("# Retrain the learned selector on every language? (issue 22, item 5)\n\n"
+                            f"`{' '.join(sys.argv)}`\n\n" + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
