@@ -129,8 +129,9 @@ def main() -> None:
                                    "learned_recall20_loro": round(sum(mine) / len(mine), 4),
                                    "p_paired_bootstrap": round(paired_bootstrap_p(mine, rrf), 4),
                                    "p_sign_flip": round(sign_flip_p(mine, rrf), 4)}
-    result["settings"] = {family: chosen_settings(rows, family) for family in FAMILIES}
-    result["hindsight"] = hindsight_bounds(rows)
+    recall = grid_recall(rows)
+    result["settings"] = {family: chosen_settings(rows, recall, family) for family in FAMILIES}
+    result["hindsight"] = hindsight_bounds(rows, recall)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fusion.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [f"# Learned fusion against RRF, out of fold ({result['when']})", "",
@@ -145,22 +146,25 @@ def main() -> None:
     for family, title in FAMILIES.items():
         lines += ["", f"{title}, chosen leave-one-repository-out by Recall@{K}, against the shipped RRF (k={RRF_K}, "
                   f"w=1) and against DER and BM25 alone; p (paired bootstrap): the chosen fusion against the shipped "
-                  f"RRF, and against the better of DER and BM25; and the instances DER solves (all targets in its top {K}, test code excluded) "
-                  f"whose targets the fused top {K} no longer holds:", "",
-                  "| group | instances | DER R@20 | BM25 R@20 | shipped R@20 | chosen R@20 (LORO) | p vs shipped | p vs the better | "
-                  "DER-solved lost: shipped | chosen | settings chosen |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  f"RRF, and against the better of DER and BM25; and the instances DER solves (all targets in its top "
+                  f"{K}, test code excluded) whose targets the fused top {K} no longer holds:", "",
+                  "| group | instances | DER R@20 | BM25 R@20 | shipped R@20 | chosen R@20 (LORO) | p vs shipped | "
+                  "p vs the better | DER-solved lost: shipped | chosen | settings chosen |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for group, g in result["settings"][family].items():
             lines.append(f"| {group} | {g['instances']} | {g['der_recall20']:.3f} | {g['sr_recall20']:.3f} | "
                          f"{g['shipped_recall20']:.3f} | {g['chosen_recall20_loro']:.3f} | "
-                         f"{g['p_chosen_vs_shipped']:.3f} | {g['p_chosen_vs_better_of_der_sr']:.3f} | {g['der_solved_lost_shipped']} of {g['der_solved']} "
-                         f"| {g['der_solved_lost_chosen']} of {g['der_solved']} | {', '.join(g['chosen'])} |")
+                         f"{g['p_chosen_vs_shipped']:.3f} | {g['p_chosen_vs_better_of_der_sr']:.3f} | "
+                         f"{g['der_solved_lost_shipped']} of {g['der_solved']} | {g['der_solved_lost_chosen']} of "
+                         f"{g['der_solved']} | {', '.join(g['chosen'])} |")
     lines += ["", f"Bounds, not methods: the best Recall@{K} any setting above reaches when it is chosen on the very "
               "instances it is scored on, one setting for the whole group and one per repository, beside DER and "
               "BM25 alone:", "", "| group | instances | DER R@20 | BM25 R@20 | best setting | its R@20 | best per "
               "repository R@20 |", "|---|---:|---:|---:|---|---:|---:|"]
     for group, g in result["hindsight"].items():
         lines.append(f"| {group} | {g['instances']} | {g['der_recall20']:.3f} | {g['sr_recall20']:.3f} | "
-                     f"{g['best_setting']} | {g['best_setting_recall20']:.3f} | {g['best_per_repository_recall20']:.3f} |")
+                     f"{g['best_setting']} | {g['best_setting_recall20']:.3f} | "
+                     f"{g['best_per_repository_recall20']:.3f} |")
     (args.out / "fusion.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -170,7 +174,8 @@ DENSE_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 ALPHAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 TAIL_SLOTS = (2, 4, 6)
 SHIPPED = f"rrf k={RRF_K} w=1.0"
-FAMILIES = {"rrf": f"RRF's constant k (in {list(K_GRID)}) and the dense ranking's weight w (in {list(DENSE_WEIGHTS)})",
+FAMILIES = {"rrf": f"RRF's constant k (in {list(K_GRID)}) and the dense ranking's weight w (in "
+                   f"{list(DENSE_WEIGHTS)})",
             "cc": f"A convex combination of normalised scores, its dense share alpha in {list(ALPHAS)}",
             "tail": f"RRF with its last s places (s in {list(TAIL_SLOTS)}) given in turn to the best function of the "
                     "dense, then the BM25 ranking that the fused places above do not hold",
@@ -227,7 +232,8 @@ def rrf_with_tail(row: dict, slots: int) -> list[str]:
 
 
 def fusion_grid() -> dict[str, Callable[[dict], list[str]]]:
-    """Every fusion setting compared: RRF's k and dense weight, and the convex combination's alpha."""
+    """Every fusion setting compared: RRF's k and dense weight, the convex combination's alpha, the reserved
+    places."""
     grid: dict[str, Callable[[dict], list[str]]] = {
         f"rrf k={k} w={w}": functools.partial(weighted_rrf, k=k, dense_weight=w)
         for k in K_GRID for w in DENSE_WEIGHTS}
@@ -236,17 +242,21 @@ def fusion_grid() -> dict[str, Callable[[dict], list[str]]]:
     return grid
 
 
-def chosen_settings(rows: list[dict], family: str) -> dict:
-    """The settings of one family (`rrf`, `cc`, or both: `any`) chosen on the other repositories by Recall@K, per
-    held-out repository, against the shipped RRF and against DER and BM25 alone, per group; and the instances DER
-    solves (all targets in its top K) whose targets the fused top K no longer holds."""
-    grid = {name: fuse for name, fuse in fusion_grid().items() if family in ("any", name.split()[0])}
-    recall = {name: {r["instance_id"]: targets_recall(fuse(r), r) for r in rows} for name, fuse in grid.items()}
-    shipped = {r["instance_id"]: targets_recall(weighted_rrf(r, RRF_K, 1.0), r) for r in rows}
+def grid_recall(rows: list[dict]) -> dict[str, dict[str, float]]:
+    """Recall@K of every setting of `fusion_grid` on every instance: {setting: {instance_id: recall}}."""
+    return {name: {r["instance_id"]: targets_recall(fuse(r), r) for r in rows} for name, fuse in fusion_grid().items()}
+
+
+def chosen_settings(rows: list[dict], recall: dict[str, dict[str, float]], family: str) -> dict:
+    """The settings of one family (`rrf`, `cc`, `tail`, or any of them: `any`) chosen on the other repositories by
+    Recall@K (`grid_recall`), per held-out repository, against the shipped RRF and against DER and BM25 alone, per
+    group; and the instances DER solves (all targets in its top K) whose targets the fused top K no longer holds."""
+    grid = [name for name in sorted(recall) if family in ("any", name.split()[0])]
+    shipped = recall[SHIPPED]
     chosen: dict[str, str] = {}
     for repo in sorted({r["repo"] for r in rows}):
         train = [r["instance_id"] for r in rows if r["repo"] != repo]
-        best = max(sorted(grid), key=lambda name: (sum(recall[name][i] for i in train), name == SHIPPED))
+        best = max(grid, key=lambda name: (sum(recall[name][i] for i in train), name == SHIPPED))
         chosen.update({r["instance_id"]: best for r in rows if r["repo"] == repo})
     groups = {}
     for group in ["all", *sorted({r["language"] for r in rows})]:
@@ -269,10 +279,9 @@ def chosen_settings(rows: list[dict], family: str) -> dict:
     return groups
 
 
-def hindsight_bounds(rows: list[dict]) -> dict:
+def hindsight_bounds(rows: list[dict], recall: dict[str, dict[str, float]]) -> dict:
     """Per group, the best any fusion of the three rankings could do with its setting chosen on the very
     instances it is scored on (a bound, not a method): one setting for the whole group, and one per repository."""
-    recall = {name: {r["instance_id"]: targets_recall(fuse(r), r) for r in rows} for name, fuse in fusion_grid().items()}
     groups = {}
     for group in ["all", *sorted({r["language"] for r in rows})]:
         members = [r for r in rows if group in ("all", r["language"])]
