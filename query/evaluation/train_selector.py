@@ -79,7 +79,7 @@ class Proposal:
             if chosen:
                 by_seed[candidate["seed"]].append(candidate["id"])
         result = exchange(top_k, seeds, dict(by_seed), rank)
-        targets = {c["id"] for c in row["candidates"] if c["label"]}
+        targets = {c["id"] for c in row["candidates"] if c["label"]} | {i for i in top_k if row["hits"][i]}
         in_top = set(top_k)
         return {"ids": result.ranking, "hits": [row["hits"][i] for i in result.ranking],
                 "admitted": len(result.admitted), "admitted_hits": sum(i in targets for i in result.admitted),

@@ -141,6 +141,12 @@ def test_replay_is_the_exchange():
     assert proposal.replay(np.array([False, False]), 5)["ids"] == ["t1", "t2", "t3", "t4", "t5"]
 
 
+def test_replay_counts_a_displaced_target_that_is_no_candidate():
+    """t25 hits a target but is no neighbour of any seed: evicting it at K=25 is a displaced hit all the same."""
+    cell = Proposal(dumped("i", "r", named=True)).replay(np.array([False, True]), 25)
+    assert "t25" not in cell["ids"] and (cell["displaced"], cell["displaced_hits"]) == (1, 1)
+
+
 def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     rows = [dumped(f"{repo}-{i}", repo, named=True) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
     for fold_repo, train, test in repository_folds([Proposal(r) for r in rows]):
