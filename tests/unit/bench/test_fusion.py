@@ -1,0 +1,43 @@
+"""bench/fusion.py's hand-made fusions against spider's own: its shipped setting must be what `hybrid` runs, or
+every comparison it reports is against the wrong baseline."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import pytest
+from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion
+
+_PATH = Path(__file__).resolve().parents[3] / "bench" / "fusion.py"
+_SPEC = importlib.util.spec_from_file_location("bench_fusion", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+fusion = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(fusion)
+
+
+def row(seed: int) -> dict:
+    """Three overlapping rankings (dense, BM25, mentions) over 60 functions, and hits for a few of them."""
+    rng = random.Random(seed)
+    ids = [f"f{i}" for i in range(60)]
+    rankings = [rng.sample(ids, 40), rng.sample(ids, 40), rng.sample(ids, 5)]
+    hits = {i: [n] for n, i in enumerate(rng.sample(ids, 6))}
+    return {"instance_id": f"i{seed}", "rankings": rankings, "hits": hits, "m": 6}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_shipped_setting_is_spiders_fusion(seed: int) -> None:
+    r = row(seed)
+    expected = [node_id for node_id, _ in reciprocal_rank_fusion(r["rankings"], RRF_K)][: fusion.K]
+    assert fusion.fusion_grid()[fusion.SHIPPED](r) == expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_reserved_places_go_to_each_rankings_best_missing_function(seed: int) -> None:
+    r = row(seed)
+    fused, answer = fusion.weighted_rrf(r, RRF_K, 1.0), fusion.rrf_with_tail(r, 4)
+    assert answer[: fusion.K - 4] == fused[: fusion.K - 4] and len(answer) == fusion.K == len(set(answer))
+    for place in range(fusion.K - 4, fusion.K):
+        ranking = r["rankings"][(place - fusion.K + 4) % 2]
+        assert answer[place] == next(i for i in ranking if i not in answer[:place])
