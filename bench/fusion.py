@@ -35,7 +35,7 @@ from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.pipeline.index import is_indexed  # noqa: E402
 from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.vectors.embedding import resolve_spec  # noqa: E402
-from spider.query.evaluation.metrics import paired_bootstrap_p, sign_flip_p  # noqa: E402
+from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at, sign_flip_p  # noqa: E402
 from spider.query.evaluation.run import functions_in_files, load_instances  # noqa: E402
 from spider.query.results import Origin  # noqa: E402
 from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
@@ -302,8 +302,7 @@ def hindsight_bounds(rows: list[dict], recall: dict[str, dict[str, float]]) -> d
 
 def targets_recall(ranked: list[str], row: dict) -> float:
     """Recall@K as `spider eval` counts it: the share of the instance's targets a top-K function overlaps."""
-    hit = {t for node_id in ranked[:K] for t in row["hits"].get(node_id, ())}
-    return len(hit) / row["m"]
+    return recall_at([row["hits"].get(node_id, ()) for node_id in ranked], row["m"], K)
 
 
 if __name__ == "__main__":
