@@ -319,7 +319,9 @@ def main() -> None:
                                     "spider/learned-cv/invokes:2", DEFAULT, "spider/oracle/contains:4,invokes:2")
                         if m in methods], bars)
 
-    thresholds = ", ".join(f"{origin} {w['threshold']}" for origin, w in model["weights"].items())
+    thresholds = "; ".join(
+        f"{origin}: " + ", ".join(f"{edges} {t}" for edges, t in sorted(w.get("thresholds_by_edges", {}).items()))
+        + f", otherwise {w['threshold']}" for origin, w in model["weights"].items())
     gain = summary["gain_captured"]
     solved = summary["acc_where_der_solves"]
     lines = [f"# Localization quality: `{summary['run']['subset']}` split ({summary['instances']} instances)", "",
@@ -330,7 +332,7 @@ def main() -> None:
              f"- Embedding model: {DEFAULT_MODEL} (fastembed, 384-d; the paper's best is SweRankEmbed-Small). "
              "No LLM ran: the paper's Claude selector is not reachable from this machine.",
              f"- Learned selector: logistic regression over {len(model['features'])} features, model "
-             f"{model['version']}, one regression per first stage (thresholds {thresholds}); `learned-cv` rows are leave-one-repository-out "
+             f"{model['version']}, one regression per first stage, each admitting from a probability per expansion ({thresholds}); `learned-cv` rows are leave-one-repository-out "
              f"(each repository answered by a model that never saw it); `learned` rows use the shipped model, "
              f"which was trained on all of these instances (in-sample: shown for completeness, not as evidence).",
              "- `all` is the paper's ceiling (Stage 2 disabled: its answer is longer than K); `oracle` admits "
