@@ -79,11 +79,11 @@ class Proposal:
             if chosen:
                 by_seed[candidate["seed"]].append(candidate["id"])
         result = exchange(top_k, seeds, dict(by_seed), rank)
-        targets = {c["id"] for c in row["candidates"] if c["label"]} | {i for i in top_k if row["hits"][i]}
+        hits = row["hits"]  # every id of the top and of the candidates: what it hits, as `spider eval` counts
         in_top = set(top_k)
-        return {"ids": result.ranking, "hits": [row["hits"][i] for i in result.ranking],
-                "admitted": len(result.admitted), "admitted_hits": sum(i in targets for i in result.admitted),
-                "displaced": len(result.displaced), "displaced_hits": sum(i in targets for i in result.displaced),
+        return {"ids": result.ranking, "hits": [hits[i] for i in result.ranking],
+                "admitted": len(result.admitted), "admitted_hits": sum(bool(hits[i]) for i in result.admitted),
+                "displaced": len(result.displaced), "displaced_hits": sum(bool(hits[i]) for i in result.displaced),
                 "proposals": len({c["id"] for c in row["candidates"]} - in_top), "tokens": 0}
 
 
