@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -28,10 +27,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from spider.indexer.errors import SpiderError  # noqa: E402
-from spider.query.evaluation import train_selector  # noqa: E402
 from spider.query.evaluation.metrics import accuracy_at, recall_at  # noqa: E402
 from spider.query.evaluation.run import read_jsonl  # noqa: E402
-from spider.query.evaluation.train_selector import admitted, cross_validate, load_proposals  # noqa: E402
+from spider.query.evaluation.train_selector import MAX_ACC_DROP, admitted, cross_validate, load_proposals  # noqa: E402
 from spider.query.retrieve.test_policy import DEFAULT_TESTS  # noqa: E402
 from spider.query.select.learned import SelectorModel, model_path  # noqa: E402
 
@@ -57,11 +55,10 @@ def main() -> None:
     parser.add_argument("--eval", type=Path, required=True, help="a `spider eval` results directory")
     parser.add_argument("--bench", type=Path, required=True)
     parser.add_argument("--dev-subset", default="dev", help="the original split, of subsets.json")
-    parser.add_argument("--max-acc-drop", type=float, default=train_selector.MAX_ACC_DROP,
+    parser.add_argument("--max-acc-drop", type=float, default=MAX_ACC_DROP,
                         help="the share of the first stage's solved instances a fold's threshold may cost")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown)")
     args = parser.parse_args()
-    train_selector.MAX_ACC_DROP = args.max_acc_drop  # read by best_threshold at each fit
     subsets = json.loads((args.bench / "subsets.json").read_text())
     if args.dev_subset not in subsets:
         raise SystemExit(f"selector_cv.py: no subset {args.dev_subset!r} in {args.bench / 'subsets.json'}")
@@ -71,10 +68,10 @@ def main() -> None:
     except SpiderError as error:
         raise SystemExit(f"selector_cv.py: {error}") from None
     rows = {row["instance_id"]: row for row in read_jsonl(args.eval / "instances.jsonl")}
-    # the two cross-validations side by side; forked, so that the workers see --max-acc-drop
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        dev_cv = pool.submit(cross_validate, [p for p in proposals if p.row["instance_id"] in dev], KS, print)
-        all_cv = pool.submit(cross_validate, proposals, KS, print)
+    with ProcessPoolExecutor(2) as pool:  # the two cross-validations side by side
+        dev_cv = pool.submit(cross_validate, [p for p in proposals if p.row["instance_id"] in dev], KS, print,
+                             args.max_acc_drop)
+        all_cv = pool.submit(cross_validate, proposals, KS, print, args.max_acc_drop)
         ways = {"dev-cv": dev_cv.result()[0], "all-cv": all_cv.result()[0],
                 "shipped": shipped_cells(proposals, SelectorModel.load(model_path()))}
     languages = sorted({row["language"] for row in rows.values()})

@@ -101,9 +101,9 @@ def load_proposals(path: Path) -> list[Proposal]:
     return [Proposal(row) for row in latest.values() if row["c"] == seeds]
 
 
-def fit(proposals: list[Proposal]) -> Weights:
+def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP) -> Weights:
     """Logistic regression on the proposals' candidates (one first stage); the threshold that maximises their
-    mean Recall@THRESHOLD_K through the exchange."""
+    mean Recall@THRESHOLD_K through the exchange (`best_threshold`)."""
     try:
         from sklearn.linear_model import LogisticRegression  # training only: serving reads plain weights
     except ImportError:
@@ -121,10 +121,10 @@ def fit(proposals: list[Proposal]) -> Weights:
     probabilities = [probabilities_of(fitted, p) for p in train]
     by_edges = {
         edges: best_threshold([p for p in train if p.row["edges"] == edges],
-                              [q for p, q in zip(train, probabilities) if p.row["edges"] == edges])
+                              [q for p, q in zip(train, probabilities) if p.row["edges"] == edges], max_acc_drop)
         for edges in sorted({p.row["edges"] for p in train})
     }
-    return dataclasses.replace(fitted, threshold=best_threshold(train, probabilities), thresholds=by_edges)
+    return dataclasses.replace(fitted, threshold=best_threshold(train, probabilities, max_acc_drop), thresholds=by_edges)
 
 
 def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
@@ -151,11 +151,12 @@ def threshold_outcome(proposals: list[Proposal], probabilities: list[np.ndarray]
     return sum(recalls) / len(recalls), (sum(kept) / len(kept) if kept else 1.0)
 
 
-def best_threshold(proposals: list[Proposal], probabilities: list[np.ndarray]) -> float:
-    """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − MAX_ACC_DROP of DER's
+def best_threshold(proposals: list[Proposal], probabilities: list[np.ndarray],
+                   max_acc_drop: float = MAX_ACC_DROP) -> float:
+    """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − max_acc_drop of DER's
     solved instances solved (the highest threshold if none does); ties go to the higher threshold."""
     outcomes = {t: threshold_outcome(proposals, probabilities, t) for t in THRESHOLDS}
-    allowed = [t for t, (_, kept) in outcomes.items() if kept >= 1 - MAX_ACC_DROP] or [max(THRESHOLDS)]
+    allowed = [t for t, (_, kept) in outcomes.items() if kept >= 1 - max_acc_drop] or [max(THRESHOLDS)]
     return max(allowed, key=lambda t: (outcomes[t][0], t))
 
 
@@ -168,8 +169,8 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
             for repo in repos]
 
 
-def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
-                   report=print) -> tuple[dict[str, dict[str, dict]], list[dict]]:
+def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print,
+                   max_acc_drop: float = MAX_ACC_DROP) -> tuple[dict[str, dict[str, dict]], list[dict]]:
     """Each repository's instances answered by a model fit on the other repositories (per first stage and test
     policy).
     Returns {instance_id: {method: {K: cell}}} and each fold's held-out repository and thresholds."""
@@ -179,7 +180,7 @@ def cross_validate(proposals: list[Proposal], ks: tuple[int, ...],
     for repo, train, test in folds:
         thresholds = {}
         for stage in sorted({p.stage for p in test}):
-            weights = fit([p for p in train if p.stage == stage])
+            weights = fit([p for p in train if p.stage == stage], max_acc_drop)
             thresholds["@".join(stage)] = weights.thresholds
             for proposal in (p for p in test if p.stage == stage):
                 admit = admitted(weights, proposal)
