@@ -31,6 +31,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.pipeline.index import is_indexed  # noqa: E402
 from spider.indexer.settings import Settings  # noqa: E402
@@ -49,10 +50,10 @@ FEATURES = ("dense_rr", "bm25_rr", "mention_rr", "dense_score", "bm25_relative",
 K = 20
 
 
-def candidates_of(store, instance, n: int) -> dict:
-    """The three rankings of one instance and each candidate's features and label."""
+def candidates_of(store, instance, n: int, model: str) -> dict:
+    """The three rankings of one instance and each candidate's features and label; `model`: the embedding model
+    the dense ranking uses, which the snapshot must be indexed with."""
     repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
-    model = resolve_spec().name
     if not is_indexed(store.snapshot_state(repo, snapshot), model):  # the dense ranking would use another model's
         raise SystemExit(f"{instance.id}: {repo} @ {snapshot[:12]} is not indexed with {model} (SPIDER_EMBED_MODEL, "
                          "else the default): run `spider eval` on the same instances with that model first")
@@ -98,9 +99,13 @@ def main() -> None:
     started = time.time()
     if not args.dump.is_file():
         instances = load_instances(args.bench, tuple(args.subset or ["dev"]))
+        try:
+            model = resolve_spec().name
+        except SpiderError as error:
+            raise SystemExit(f"fusion.py: {error}") from None
         with neo4j_local.open_graph(Settings.from_env()) as store, args.dump.open("w") as handle:
             for number, instance in enumerate(instances, start=1):
-                handle.write(json.dumps(candidates_of(store, instance, args.n)) + "\n")
+                handle.write(json.dumps(candidates_of(store, instance, args.n, model)) + "\n")
                 print(f"  {number}/{len(instances)}", end="\r", flush=True)
     rows = [json.loads(line) for line in args.dump.read_text().splitlines()]
     from sklearn.linear_model import LogisticRegression
