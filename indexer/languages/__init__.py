@@ -135,10 +135,24 @@ def vendored_directories(path: str) -> frozenset[str]:
     return _RULES[entry.language].vendored if entry else frozenset()
 
 
+def split_entity_id(node_id: str) -> tuple[str, str]:
+    """`path:Class.method#2` -> (path, qualified name): the inverse of `parse.facts.entity_id`. Either part may
+    hold a colon (C++'s `operator std::string_view`, a Rust impl of `core::mem::MaybeUninit<u8>`, a directory
+    `a:b/`), so the path is the shortest prefix before a colon that is a file some language reads (every entity
+    is defined in one). An id with no such prefix is all name: ("", id), as a qualified name typed without its
+    file."""
+    colon = node_id.find(":")
+    while colon != -1:
+        if _registered(node_id[:colon]) is not None:
+            return node_id[:colon], node_id[colon + 1:]
+        colon = node_id.find(":", colon + 1)
+    return "", node_id
+
+
 def is_test_code(node_id: str) -> bool:
     """Whether a function (`path:Class.method#2`) is test code by its language's definition; a file of no
     language spider reads is not."""
-    path, _, qualname = node_id.rpartition(":")
+    path, qualname = split_entity_id(node_id)
     in_test_file, rules = _test_file(path)
     return in_test_file or (rules is not None and rules.holds("", qualname.split("#")[0]))
 

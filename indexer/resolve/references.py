@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
 
-from spider.indexer.languages import rules_for
+from spider.indexer.languages import rules_for, split_entity_id
 from spider.indexer.languages.rules import Exports
 from spider.indexer.parse.facts import (
     EXPR,
@@ -196,7 +196,7 @@ class Resolver:
             self._reads[-1].add(key)
 
     def _file_of(self, eid: str) -> str:
-        return self.entities[eid][0] if eid in self.entities else eid.rsplit(":", 1)[0]
+        return self.entities[eid][0] if eid in self.entities else split_entity_id(eid)[0]
 
     def _bases_of(self, eid: str) -> list[str]:
         """The bases of class `eid`, which its file's inheritance pass found."""

@@ -14,6 +14,7 @@ import random
 from collections import defaultdict
 from typing import Sequence
 
+from spider.indexer.languages import split_entity_id
 from spider.indexer.tuning.batches import Pair
 
 
@@ -31,10 +32,10 @@ def same_file_negatives(pairs: Sequence[Pair], rng: random.Random) -> list[Pair 
     touched = touched_functions(pairs)
     by_file: dict[str, dict[str, Pair]] = defaultdict(dict)
     for pair in pairs:
-        by_file[pair.function.rpartition(":")[0]].setdefault(pair.function, pair)
+        by_file[split_entity_id(pair.function)[0]].setdefault(pair.function, pair)
     negatives: list[Pair | None] = []
     for pair in pairs:
-        siblings = by_file[pair.function.rpartition(":")[0]]
+        siblings = by_file[split_entity_id(pair.function)[0]]
         candidates = sorted(f for f in siblings if f not in touched[pair.commit])
         negatives.append(siblings[rng.choice(candidates)] if candidates else None)
     return negatives

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from pydantic import BaseModel
+from spider.indexer.languages import split_entity_id
 
 CHOICES = 10  # candidates an ambiguous id answers with
 _OVERLOAD = re.compile(r"#\d+$")  # `Order.add#2`: the second `add` of its file (docs/graph.md, Ids)
@@ -24,7 +25,7 @@ class Candidate(BaseModel):
 def simple_names(wanted: str) -> list[str]:
     """The `name` properties a node called `wanted` may have: its file's name, or the last segment of its
     qualified name (`models.py` may be either; asking for both costs nothing)."""
-    tail = _OVERLOAD.sub("", wanted.strip()).removesuffix("()").rpartition(":")[2].rsplit("/", 1)[-1]
+    tail = split_entity_id(_OVERLOAD.sub("", wanted.strip()).removesuffix("()"))[1].rsplit("/", 1)[-1]
     return sorted({tail, tail.rsplit(".", 1)[-1]} - {""})
 
 

@@ -17,6 +17,7 @@ from typing import Iterable
 
 from spider import cypher
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.languages import split_entity_id
 from spider.query.retrieve.bm25 import Bm25Index
 from spider.query.retrieve.tokenize import code_tokens
 
@@ -129,7 +130,7 @@ class FunctionNames:
         by_name: dict[str, list[str]] = defaultdict(list)
         by_path: dict[str, list[str]] = defaultdict(list)
         for node_id in sorted(ids):
-            path, _, qualname = node_id.rpartition(":")
+            path, qualname = split_entity_id(node_id)
             by_name[qualname.split("#")[0].rpartition(".")[2]].append(node_id)
             by_path[path].append(node_id)
         return cls(ids, dict(by_name), dict(by_path))
@@ -148,13 +149,13 @@ def match_mentions(mentions: Mentions, names: FunctionNames, store: GraphStore |
 
     for end in {q.rsplit(".", 1)[-1] for q in mentions.qualified}:  # a qualified mention ends in the function's name
         for node_id in by_name.get(end, ()):  # `merge.merge_core` names xarray/core/merge.py:merge_core
-            path, _, qualname = node_id.rpartition(":")
+            path, qualname = split_entity_id(node_id)
             dotted = path.rsplit(".", 1)[0].split("/") + qualname.split("#")[0].split(".")
             if any(".".join(dotted[i:]) in mentions.qualified for i in range(len(dotted) - 1)):
                 note(node_id, Named.QUALIFIED)
     for written, name in mentions.frames:
         for node_id in by_name.get(name, ()):
-            if _path_matches(written, node_id.rpartition(":")[0]):
+            if _path_matches(written, split_entity_id(node_id)[0]):
                 note(node_id, Named.FRAME)
     for name in mentions.names:
         named = by_name.get(name, ())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from spider.indexer.languages import is_test_code
+from spider.indexer.languages import is_test_code, split_entity_id
 from spider.query.retrieve.mentions import Named
 from spider.query.retrieve.tokenize import code_tokens
 from spider.query.select.stage2 import Candidate, SelectionRequest
@@ -43,7 +43,7 @@ def named_in(issue: str) -> set[str]:
 
 def split_id(node_id: str) -> tuple[str, list[str]]:
     """`path:Class.method#2` -> (path, [Class, method])."""
-    path, _, qualname = node_id.rpartition(":")
+    path, qualname = split_entity_id(node_id)
     return path, qualname.split("#")[0].split(".")
 
 

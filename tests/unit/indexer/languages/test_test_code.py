@@ -4,7 +4,7 @@ selector's test features read. Paths from the benchmark's repositories' layouts 
 from __future__ import annotations
 
 import pytest
-from spider.indexer.languages import is_test_code
+from spider.indexer.languages import is_test_code, split_entity_id
 
 TEST_CODE = [
     "tests/test_util.py:test_split", "xarray/tests/test_dataset.py:TestDataset.test_copy",
@@ -18,6 +18,8 @@ TEST_CODE = [
     "cmd/gofmt/testdata/typeparams.go:T.m",
     "tests/regression.rs:regression_1234", "crates/core/tests/api.rs:helpers.setup", "src/search.rs:tests.finds",
     "src/printer.rs:json.tests.escapes", "src/walk/tests.rs:walks",
+    "test/format-test.cc:convertible_to_string_view.operator std::string_view",  # `::` in the qualified name
+    "tests/buf.rs:&mut [core::mem::MaybeUninit<u8>].put_bytes",
 ]
 SOURCE_CODE = [
     "src/_pytest/python.py:Module._importtestmodule", "xarray/testing.py:assert_equal", "src/pytest/__init__.py:main",
@@ -38,3 +40,19 @@ def test_test_code_is_recognised(node_id):
 @pytest.mark.parametrize("node_id", SOURCE_CODE)
 def test_source_code_is_not_test_code(node_id):
     assert not is_test_code(node_id)
+
+
+@pytest.mark.parametrize(("node_id", "path", "qualname"), [
+    ("src/search.rs:Searcher.run", "src/search.rs", "Searcher.run"),
+    ("include/fmt/chrono.h:get_locale.operator std::locale", "include/fmt/chrono.h", "get_locale.operator std::locale"),
+    ("src/buf/buf_mut.rs:&mut [core::mem::MaybeUninit<u8>].put_bytes", "src/buf/buf_mut.rs",
+     "&mut [core::mem::MaybeUninit<u8>].put_bytes"),
+    ("lib/http.js:axios.get('http://localhost:4444/').then()", "lib/http.js", "axios.get('http://localhost:4444/').then()"),
+    ("docs/a:b/conf.py:setup", "docs/a:b/conf.py", "setup"),  # a directory name may hold a colon too
+    ("go.mod:module", "go.mod", "module"),
+    ("Receipt.render", "", "Receipt.render"),
+    ("value.operator std::string_view", "", "value.operator std::string_view"),
+    ("Makefile:test", "", "Makefile:test"),  # no language reads a Makefile
+])
+def test_an_id_splits_after_the_first_prefix_that_is_a_file_spider_reads(node_id, path, qualname):
+    assert split_entity_id(node_id) == (path, qualname)

@@ -25,6 +25,13 @@ def test_a_negative_is_a_function_of_the_same_file_the_commit_did_not_change() -
     assert negatives[4].function in {"org/app a.py:f", "org/app a.py:h"}
 
 
+def test_a_qualified_name_with_colons_stays_in_its_file() -> None:
+    pairs = [pair("c1", "fmt/core.h:value.operator std::string_view"), pair("c2", "fmt/core.h:value.format")]
+    negatives = same_file_negatives(pairs, random.Random(0))
+    assert [n.function for n in negatives] == ["org/app fmt/core.h:value.format",
+                                               "org/app fmt/core.h:value.operator std::string_view"]
+
+
 def test_a_file_of_the_same_path_in_another_repository_gives_no_negative() -> None:
     negatives = same_file_negatives([pair("c1", "a.py:f", "org/one"), pair("c2", "a.py:g", "org/two")],
                                     random.Random(0))

@@ -22,6 +22,8 @@ TOTALS = [function("shop/models.py:Item.total"), function("shop/models.py:Order.
     ("src/Order.java:Order.add#2", ["Order.add", "add"]),
     ("shop/models.py", ["models.py", "py"]),
     ("  models.py ", ["models.py", "py"]),
+    ("include/fmt/core.h:value.operator std::string_view", ["operator std::string_view", "value.operator std::string_view"]),
+    ("value.operator std::string_view", ["operator std::string_view", "value.operator std::string_view"]),
 ])
 def test_simple_names_are_what_the_name_property_of_the_node_may_be(wanted, names):
     assert simple_names(wanted) == names

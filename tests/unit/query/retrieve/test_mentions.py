@@ -20,6 +20,7 @@ SNAPSHOT = [
     "xarray/core/dataset.py:Dataset.copy", "gson/src/main/java/com/google/gson/internal/bind/TypeAdapters.java:TypeAdapters.read",
     "src/plugin/utc/index.js:format", "src/plugin/utc/index.js:utc", "src/index.js:dayjs", "lib/http.py:parseHTTPResponse",
     "lib/ids.py:get_user_id", "src/main/java/com/acme/Foo.java:Foo.bar", "src/main/java/com/acme/Foo.java:Foo.bar#2",
+    "lib/http.js:axios.get('http://localhost/').then()", "lib/http.js:request",
     *(f"lib/many{i}.py:render_page" for i in range(MAX_NAME_MATCHES + 1)),
 ]
 
@@ -59,6 +60,8 @@ def test_a_mentioned_file_names_its_functions_weakest_of_all():
     found = named_by("see src/plugin/utc/index.js and the format function in it")
     assert found == {"src/plugin/utc/index.js:format": Named.FILE, "src/plugin/utc/index.js:utc": Named.FILE}
     assert named_by("see index.js") == {}  # a bare common file name is not a path
+    assert named_by("the request in lib/http.js hangs") == {  # a colon in a function's name does not hide it
+        "lib/http.js:axios.get('http://localhost/').then()": Named.FILE, "lib/http.js:request": Named.FILE}
 
 
 def test_error_messages_keep_the_literal_run_a_format_string_holds():

@@ -54,6 +54,16 @@ def test_features_of_a_candidate():
     assert feature(first, "path_in_issue") == 0 and feature(first, "issue_identifiers_in_code_log") == 0
 
 
+def test_features_read_the_file_of_a_name_with_colons():
+    cast = Candidate("shop/pay.py:Receipt.operator std::string", "operator std::string() const", rank=9, score=0.5,
+                     hops=2, rel_type="CONTAINS")
+    test_cast = Candidate("tests/pay_test.cc:Fake.operator std::string", "operator std::string()", rank=12,
+                          score=0.4, hops=3, rel_type="INVOKES")
+    first, second = request_features(request("the receipt prints garbage", [cast, test_cast]))
+    assert feature(first, "same_file") == 1 and feature(first, "same_class") == 1
+    assert feature(second, "test_file") == 1 and feature(second, "same_file") == 0
+
+
 def test_features_that_tie_the_issue_and_the_seed_to_the_code():
     seed = Candidate("shop/pay.py:Receipt.render", "def render(self):\n    return self.header()\n", rank=1, score=0.8)
     header = Candidate("shop/pay.py:Receipt.header", "def header(self):\n    return render_title(self.order_id)\n",
