@@ -118,6 +118,11 @@ def extractor_for(path: str, language: str | None = None) -> Extractor | None:
     return entry.extract if entry else None
 
 
+def source_extensions() -> frozenset[str]:
+    """The file extensions some language reads (".py", ".rs", lower case)."""
+    return frozenset(_BY_EXTENSION)
+
+
 def rules_for(language: str) -> LanguageRules:
     return _RULES[language]
 

@@ -21,6 +21,11 @@ SNAPSHOT = [
     "src/plugin/utc/index.js:format", "src/plugin/utc/index.js:utc", "src/index.js:dayjs", "lib/http.py:parseHTTPResponse",
     "lib/ids.py:get_user_id", "src/main/java/com/acme/Foo.java:Foo.bar", "src/main/java/com/acme/Foo.java:Foo.bar#2",
     "lib/http.js:axios.get('http://localhost/').then()", "lib/http.js:request",
+    "transport/http2_server.go:Server.HandleStreams", "transport/http2_server.go:newServer",
+    "crates/searcher/src/searcher/mod.rs:Searcher.search_slice", "crates/searcher/src/searcher/mod.rs:Searcher.new",
+    "lib/decompress/zstd_decompress.c:ZSTD_decompressStream", "lib/decompress/zstd_decompress.c:ZSTD_freeDCtx",
+    "include/fmt/core.h:detail.parse_format_specs", "include/fmt/core.h:detail.value.operator std::string_view",
+    "src/simdjson.cpp:dom.parser.parse",
     *(f"lib/many{i}.py:render_page" for i in range(MAX_NAME_MATCHES + 1)),
 ]
 
@@ -41,6 +46,44 @@ def test_java_and_javascript_stack_frames_name_their_functions():
     assert found["gson/src/main/java/com/google/gson/internal/bind/TypeAdapters.java:TypeAdapters.read"] == Named.FRAME
     assert found["src/plugin/utc/index.js:format"] == Named.FRAME
     assert "src/plugin/utc/index.js:utc" not in found  # the frame names format, and the file has only two
+
+
+def test_go_panics_name_their_functions_and_a_closure_its_enclosing_function():
+    found = named_by("panic: runtime error: invalid memory address\n\ngoroutine 7 [running]:\n"
+                     "google.golang.org/grpc/internal/transport.(*Server).HandleStreams.func1(0xc000126000)\n"
+                     "\t/go/pkg/mod/google.golang.org/grpc@v1.56.0/internal/transport/http2_server.go:642 +0x1d\n"
+                     "main.main()\n\t/home/u/app/main.go:12 +0x25\n")
+    assert found == {"transport/http2_server.go:Server.HandleStreams": Named.FRAME}
+
+
+def test_rust_backtraces_name_their_functions():
+    found = named_by("thread 'main' panicked at crates/searcher/src/searcher/mod.rs:735:9:\nstack backtrace:\n"
+                     "   0: rust_begin_unwind\n"
+                     "  13: grep_searcher::searcher::Searcher::search_slice::h0123456789abcdef\n"
+                     "             at ./crates/searcher/src/searcher/mod.rs:735:9\n"
+                     "  14: <grep::Sink as grep_searcher::sink::Sink>::matched\n             at ./src/sink.rs:20:5\n")
+    assert found == {"crates/searcher/src/searcher/mod.rs:Searcher.search_slice": Named.FRAME}
+
+
+def test_sanitizer_and_debugger_frames_name_c_and_cpp_functions():
+    found = named_by("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n"
+                     "    #0 0x4f5a2b in ZSTD_decompressStream /src/zstd/lib/decompress/zstd_decompress.c:2012:13\n"
+                     "    #1 0x55d1 in fmt::v10::detail::parse_format_specs<char>(char const*, char const*) "
+                     "/src/fmt/include/fmt/core.h:2345:7\n"
+                     "#2  0x00005555 in main (argc=1, argv=0x7ffe) at tools/fuzz.c:42\n")
+    assert found == {"lib/decompress/zstd_decompress.c:ZSTD_decompressStream": Named.FRAME,
+                     "include/fmt/core.h:detail.parse_format_specs": Named.FRAME}
+
+
+def test_paths_of_every_language_spider_reads_name_their_files():
+    found = named_by("the overflow is in lib/decompress/zstd_decompress.c; see also src/simdjson.cpp and "
+                     "transport/http2_server.go, crates/searcher/src/searcher/mod.rs")
+    assert {node_id for node_id, why in found.items() if why == Named.FILE} == {
+        "lib/decompress/zstd_decompress.c:ZSTD_decompressStream", "lib/decompress/zstd_decompress.c:ZSTD_freeDCtx",
+        "src/simdjson.cpp:dom.parser.parse", "transport/http2_server.go:Server.HandleStreams",
+        "transport/http2_server.go:newServer", "crates/searcher/src/searcher/mod.rs:Searcher.search_slice",
+        "crates/searcher/src/searcher/mod.rs:Searcher.new"}
+    assert issue_mentions("include core.h first").qualified == frozenset()  # a file name, not a member `core.h`
 
 
 def test_dotted_and_java_member_names_name_methods_and_overloads():
@@ -82,7 +125,9 @@ def test_an_issue_without_code_names_nothing():
 
 
 @pytest.mark.parametrize("hostile", ["a.a" * 50_000, "/a.a" * 40_000, "\n" * 150_000, "\n Error:" * 20_000,
-                                     "`a.b " * 30_000, "File \"" * 30_000, "at a." * 40_000, "'" + "a " * 80_000])
+                                     "`a.b " * 30_000, "File \"" * 30_000, "at a." * 40_000, "'" + "a " * 80_000,
+                                     "#1 0x1 in a " * 20_000, "a(" * 50_000 + "\n\ta.go:1", "1: a::" * 30_000,
+                                     " #1 a " + "b.c " * 40_000])
 def test_hostile_issue_text_is_read_in_linear_time(hostile):
     start = time.process_time()
     issue_mentions(hostile)
