@@ -48,31 +48,30 @@ def test_java_and_javascript_stack_frames_name_their_functions():
     assert "src/plugin/utc/index.js:utc" not in found  # the frame names format, and the file has only two
 
 
-def test_go_panics_name_their_functions_and_a_closure_its_enclosing_function():
-    found = named_by("panic: runtime error: invalid memory address\n\ngoroutine 7 [running]:\n"
-                     "google.golang.org/grpc/internal/transport.(*Server).HandleStreams.func1(0xc000126000)\n"
-                     "\t/go/pkg/mod/google.golang.org/grpc@v1.56.0/internal/transport/http2_server.go:642 +0x1d\n"
-                     "main.main()\n\t/home/u/app/main.go:12 +0x25\n")
-    assert found == {"transport/http2_server.go:Server.HandleStreams": Named.FRAME}
+GO_PANIC = ("panic: runtime error: invalid memory address\n\ngoroutine 7 [running]:\n"
+            "google.golang.org/grpc/internal/transport.(*Server).HandleStreams.func1(0xc000126000)\n"
+            "\t/go/pkg/mod/google.golang.org/grpc@v1.56.0/internal/transport/http2_server.go:642 +0x1d\n"
+            "main.main()\n\t/home/u/app/main.go:12 +0x25\n")
+RUST_BACKTRACE = ("thread 'main' panicked at crates/searcher/src/searcher/mod.rs:735:9:\nstack backtrace:\n"
+                  "   0: rust_begin_unwind\n"
+                  "  13: grep_searcher::searcher::Searcher::search_slice::h0123456789abcdef\n"
+                  "             at ./crates/searcher/src/searcher/mod.rs:735:9\n"
+                  "  14: <grep::Sink as grep_searcher::sink::Sink>::matched\n             at ./src/sink.rs:20:5\n")
+NATIVE_FRAMES = ("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n"
+                 "    #0 0x4f5a2b in ZSTD_decompressStream /src/zstd/lib/decompress/zstd_decompress.c:2012:13\n"
+                 "    #1 0x55d1 in fmt::v10::detail::parse_format_specs<char>(char const*, char const*) "
+                 "/src/fmt/include/fmt/core.h:2345:7\n"
+                 "#2  0x00005555 in main (argc=1, argv=0x7ffe) at tools/fuzz.c:42\n")
 
 
-def test_rust_backtraces_name_their_functions():
-    found = named_by("thread 'main' panicked at crates/searcher/src/searcher/mod.rs:735:9:\nstack backtrace:\n"
-                     "   0: rust_begin_unwind\n"
-                     "  13: grep_searcher::searcher::Searcher::search_slice::h0123456789abcdef\n"
-                     "             at ./crates/searcher/src/searcher/mod.rs:735:9\n"
-                     "  14: <grep::Sink as grep_searcher::sink::Sink>::matched\n             at ./src/sink.rs:20:5\n")
-    assert found == {"crates/searcher/src/searcher/mod.rs:Searcher.search_slice": Named.FRAME}
-
-
-def test_sanitizer_and_debugger_frames_name_c_and_cpp_functions():
-    found = named_by("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n"
-                     "    #0 0x4f5a2b in ZSTD_decompressStream /src/zstd/lib/decompress/zstd_decompress.c:2012:13\n"
-                     "    #1 0x55d1 in fmt::v10::detail::parse_format_specs<char>(char const*, char const*) "
-                     "/src/fmt/include/fmt/core.h:2345:7\n"
-                     "#2  0x00005555 in main (argc=1, argv=0x7ffe) at tools/fuzz.c:42\n")
-    assert found == {"lib/decompress/zstd_decompress.c:ZSTD_decompressStream": Named.FRAME,
-                     "include/fmt/core.h:detail.parse_format_specs": Named.FRAME}
+@pytest.mark.parametrize("trace, named", [
+    (GO_PANIC, ["transport/http2_server.go:Server.HandleStreams"]),  # a closure `func1` names its function
+    (RUST_BACKTRACE, ["crates/searcher/src/searcher/mod.rs:Searcher.search_slice"]),
+    (NATIVE_FRAMES, ["lib/decompress/zstd_decompress.c:ZSTD_decompressStream",  # AddressSanitizer's frames
+                     "include/fmt/core.h:detail.parse_format_specs"]),  # and gdb's (`main` is no function here)
+], ids=["go panic", "rust backtrace", "sanitizer and gdb"])
+def test_go_rust_c_and_cpp_stack_traces_name_their_functions(trace, named):
+    assert named_by(trace) == dict.fromkeys(named, Named.FRAME)
 
 
 def test_paths_of_every_language_spider_reads_name_their_files():
