@@ -140,6 +140,13 @@ def vendored_directories(path: str) -> frozenset[str]:
     return _RULES[entry.language].vendored if entry else frozenset()
 
 
+def stack_frames(text: str) -> set[tuple[str, str]]:
+    """(path as written, function name) of each stack-trace frame in `text` as some language prints them, of a file
+    some language reads."""
+    readers = {rules.stack_frames for rules in _RULES.values() if rules.stack_frames is not None}
+    return {(path, name) for read in readers for path, name in read(text) if name and _registered(path) is not None}
+
+
 def split_entity_id(node_id: str) -> tuple[str, str]:
     """`path:Class.method#2` -> (path, qualified name): the inverse of `parse.facts.entity_id`. Either part may
     hold a colon (C++'s `operator std::string_view`, a Rust impl of `core::mem::MaybeUninit<u8>`, a directory

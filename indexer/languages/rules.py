@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Protocol
+from typing import Callable, Iterable, Protocol
 
 from spider.indexer.parse.facts import FileFacts
 
@@ -85,12 +85,26 @@ class TestCode:
 
 
 Generated = Callable[[str, bytes], bool]  # (path, source) -> whether a tool wrote the file: skipped, not parsed
+# an issue's text -> (path as written, function name) of each stack-trace frame the language's runtime, debugger or
+# sanitizer prints in it: what names a function most surely (`query.retrieve.mentions`)
+StackFrames = Callable[[str], Iterable[tuple[str, str]]]
+
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]{0,400}>")
+
+
+def symbol_name(symbol: str) -> str:
+    """The function a `::`-qualified symbol of a native frame names: `fmt::v10::detail::parse<char>` -> `parse`,
+    `<A as B>::matched` -> `matched`, a closure (`{{closure}}`) -> its function; "" if none."""
+    parts = [p for p in _TEMPLATE_ARGUMENTS.sub("", _TEMPLATE_ARGUMENTS.sub("", symbol)).split("::")
+             if p and not p.startswith("{")]
+    name = re.match(r"[A-Za-z_~]\w*", parts[-1]) if parts else None
+    return name.group(0) if name else ""
 
 
 @dataclass(frozen=True)
 class LanguageRules:
     """Every decision the resolver leaves to the language of the file it resolves in, what counts as its test code,
-    and which files are written by tools."""
+    which files are written by tools and how its stack traces read."""
 
     modules: ModuleMapBuilder  # builds the map from the files of every language whose rules name the same builder
     exports: Exports
@@ -112,4 +126,5 @@ class LanguageRules:
     # (Rust traits: `Trait::m(x)` runs `x`'s type's `m`): such a call is dropped, never linked to the default
     dispatching: frozenset[str] = frozenset()
     generated: Generated | None = None  # a language's marks of generated files (Go's `// Code generated`)
+    stack_frames: StackFrames | None = None  # how its stack traces name functions
     vendored: frozenset[str] = frozenset()  # directories its ecosystem keeps others' code in (C's `deps/`)

@@ -1,8 +1,8 @@
 """What an issue names outright: stack-trace frames, dotted names, identifiers, file paths and error messages,
 matched against a snapshot's functions. An issue that pastes `File "xarray/core/merge.py", line 90, in
-merge_core` names its function; a dense model reading the prose may not rank it at all. Frames are read as Python,
-Java and JavaScript print them, as Go panics and Rust backtraces do, and as sanitizers and gdb print C and C++
-ones; a path is one of a file any language spider reads.
+merge_core` names its function; a dense model reading the prose may not rank it at all. Frames are read as each
+language's rules say its stack traces print them (`LanguageRules.stack_frames`); a path is one of a file any
+language spider reads.
 
 Matching reads function ids (`path:Class.method#2`) and, for error messages only, the code of the functions
 whose words could hold them (the BM25 index narrows, one Cypher query reads). Each match says what named it, so
@@ -20,7 +20,7 @@ from typing import Iterable
 
 from spider import cypher
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.languages import source_extensions, split_entity_id
+from spider.indexer.languages import source_extensions, split_entity_id, stack_frames
 from spider.query.retrieve.bm25 import Bm25Index
 from spider.query.retrieve.tokenize import code_tokens
 
@@ -31,19 +31,6 @@ MAX_MESSAGES = 8
 MIN_MESSAGE_WORDS = 4
 SCANNED = 100_000  # characters of the issue read: the rest of a pasted log adds no names, only time
 
-_PY_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d+, in ([\w<>]{1,200})')
-_JAVA_FRAME = re.compile(r"\bat ((?:[\w$]{1,200}\.){1,30})([\w$<>]{1,200})\(([\w$]{1,200}\.java):\d+\)")
-_JS_FRAME = re.compile(r"\bat (?:(?:new |async )?([\w$.<>]{1,200}) \()?(?:file://)?([^\s():]{1,400}\.[cm]?[jt]sx?):\d+:\d+")
-# `pkg.(*Type).Method(0xc0001)` then a tab and `/abs/path/file.go:642 +0x1d`
-_GO_FRAME = re.compile(r"^[ \t]*([\w./*()\[\]-]{1,300})\([^\n]{0,400}\)[ \t]*\n[ \t]+([^\s:]{1,400}\.go):\d+", re.MULTILINE)
-_GO_CLOSURE = re.compile(r"(?:\.func\d+|\.\d+)+\Z")  # `Method.func1.2`: a closure of Method, no Function itself
-# `  13: crate::module::Type::method::h0123456789abcdef` then `at ./src/file.rs:735:9`
-_RUST_FRAME = re.compile(r"^[ \t]*\d{1,4}: ([^\n]{1,400}?)(?:::h[0-9a-f]{16})?[ \t]*\n[ \t]+at ([^\s:]{1,400}\.rs):\d+",
-                         re.MULTILINE)
-# AddressSanitizer's `#0 0x4f5a2b in ns::f<T>(int) /src/lib/f.c:20:13`, gdb's `#2  0x0000 in f (a=1) at lib/f.c:42`
-_NATIVE_FRAME = re.compile(r"^[ \t]*#\d{1,4}[ \t]+(?:0x[0-9a-fA-F]{1,16}[ \t]+in[ \t]+)?([^\s(]{1,400})[^\n]{0,1000}[ \t]"
-                           r"(?:at[ \t]+)?([^\s:()]{1,400}):\d+(?::\d+)?[ \t]*$", re.MULTILINE)
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]{0,400}>")
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]{0,100}(?:(?:\.|::|#)[A-Za-z_$][\w$]{0,100}){1,10}")
 _WORD = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]{0,100}")
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]|[A-Z]{2,}[a-z]")  # snake_case or camelCase: an identifier, not a word
@@ -85,25 +72,11 @@ class Mentions:
 
 
 def issue_mentions(issue: str) -> Mentions:
-    """The entities an issue names, by pattern: stack-trace frames (Python, Java, JavaScript, Go panics, Rust
-    backtraces, sanitizer and gdb frames of C and C++), dotted names, code-like identifiers, file paths and error
-    messages."""
+    """The entities an issue names, by pattern: stack-trace frames (as each language prints them), dotted names,
+    code-like identifiers, file paths and error messages."""
     text = issue[:SCANNED]
     path_pattern = _path_pattern(source_extensions())
-    frames = {(path, name) for path, name in _PY_FRAME.findall(text) if not name.startswith("<")}
-    for qualifier, name, file_name in _JAVA_FRAME.findall(text):
-        package = qualifier.rstrip(".").split(".")
-        directory = "/".join(p for p in package[:-1] if p and p[0].islower())  # com.acme.Foo$Inner -> com/acme
-        frames.add((f"{directory}/{file_name}" if directory else file_name, name))
-    for name, path in _JS_FRAME.findall(text):
-        if name and not name.startswith("<"):
-            frames.add((path, name.rsplit(".", 1)[-1]))
-    for function, path in _GO_FRAME.findall(text):
-        frames.add((path, _GO_CLOSURE.sub("", function).rsplit(".", 1)[-1].strip("()*")))
-    frames.update((path, _last_name(symbol)) for symbol, path in _RUST_FRAME.findall(text))
-    frames.update((path, _last_name(symbol)) for symbol, path in _NATIVE_FRAME.findall(text)
-                  if path_pattern.fullmatch(path))
-    frames = {(path, name) for path, name in frames if name}
+    frames = stack_frames(text)
     qualified: set[str] = set()
     for dotted in _DOTTED.findall(text):
         parts = re.split(r"\.|::|#", dotted)
@@ -123,14 +96,6 @@ def _path_pattern(extensions: frozenset[str]) -> re.Pattern:
     """A path as an issue writes it, of a file with one of these extensions (the longest that fits)."""
     suffixes = "|".join(sorted((re.escape(e.lstrip(".")) for e in extensions), key=lambda e: (-len(e), e)))
     return re.compile(rf"(?<![\w.@/-])[\w.@-]{{0,100}}(?:/[\w.@-]{{1,100}}){{0,30}}\.(?:{suffixes})(?![\w+])")
-
-
-def _last_name(symbol: str) -> str:
-    """`fmt::v10::detail::parse<char>` -> `parse`; `<A as B>::matched` -> `matched`; a closure -> its function."""
-    parts = [p for p in _TEMPLATE_ARGUMENTS.sub("", _TEMPLATE_ARGUMENTS.sub("", symbol)).split("::")
-             if p and not p.startswith("{")]
-    name = re.match(r"[A-Za-z_~]\w*", parts[-1]) if parts else None
-    return name.group(0) if name else ""
 
 
 def error_messages(text: str) -> tuple[str, ...]:

@@ -25,4 +25,4 @@ TEST_CODE = TestCode(frozenset({"test", "tests"}),
                      re.compile(r"(?:\Atest_.*|_(?:unit)?tests?)\.(?:cc|cpp|cxx|c\+\+|h|hh|hpp|hxx)\Z"))
 RULES = LanguageRules(modules=Headers, exports=Exports.LINKED, test_code=TEST_CODE, overloads=True,
                       class_scope=True, nested_names=True, guess_methods=False, generated=generated,
-                      vendored=c_rules.RULES.vendored)
+                      vendored=c_rules.RULES.vendored, stack_frames=c_rules.stack_frames)

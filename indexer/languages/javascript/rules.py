@@ -50,5 +50,14 @@ def generated(path: str, source: bytes) -> bool:
     return any(line.lstrip().startswith(_SOURCE_MAP_REFERENCE) for line in lines)
 
 
+_FRAME = re.compile(r"\bat (?:(?:new |async )?([\w$.<>]{1,200}) \()?(?:file://)?([^\s():]{1,400}\.[cm]?[jt]sx?):\d+:\d+")
+
+
+def stack_frames(text: str) -> list[tuple[str, str]]:
+    """V8's `at Axios.request (lib/core/Axios.js:45:41)`: request of lib/core/Axios.js; an anonymous frame names
+    nothing."""
+    return [(path, name.rsplit(".", 1)[-1]) for name, path in _FRAME.findall(text) if name and not name.startswith("<")]
+
+
 RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, test_code=TEST_CODE, module_call="default",
-                      generated=generated)
+                      generated=generated, stack_frames=stack_frames)

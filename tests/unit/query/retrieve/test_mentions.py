@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
+from spider.indexer.languages import register_language
+from spider.indexer.languages.rules import Exports, LanguageRules, TestCode
+from spider.indexer.parse.facts import FileFacts
 from spider.query.retrieve.mentions import (
     MAX_NAME_MATCHES,
     FunctionNames,
@@ -72,6 +76,22 @@ NATIVE_FRAMES = ("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n"
 ], ids=["go panic", "rust backtrace", "sanitizer and gdb"])
 def test_go_rust_c_and_cpp_stack_traces_name_their_functions(trace, named):
     assert named_by(trace) == dict.fromkeys(named, Named.FRAME)
+
+
+def test_a_plugin_language_says_how_its_frames_read_and_only_frames_of_files_spider_reads_count():
+    toy_frame = re.compile(r"^!! (\w+) @ (\S+):\d+$", re.MULTILINE)
+    rules = LanguageRules(modules=lambda files: None, exports=Exports.FILE_SCOPE,
+                          test_code=TestCode(frozenset(), re.compile(r"\A\Z")),
+                          stack_frames=lambda text: [(path, name) for name, path in toy_frame.findall(text)])
+    trace = "!! frob @ /abs/src/widget.toyf:12\n!! other @ notes.txt:3\n"
+    assert not issue_mentions(trace).frames  # no language prints frames this way yet
+    unregister = register_language("toyframes", (".toyf",), lambda path, source: FileFacts(path, "toyframes"), rules)
+    try:
+        assert issue_mentions(trace).frames == {("/abs/src/widget.toyf", "frob")}
+        assert match_mentions(issue_mentions(trace), FunctionNames.of(["src/widget.toyf:frob"])) == {
+            "src/widget.toyf:frob": Named.FRAME}
+    finally:
+        unregister()
 
 
 def test_paths_of_every_language_spider_reads_name_their_files():
