@@ -33,6 +33,9 @@ from spider.query.select.learned import SelectorModel, Weights
 THRESHOLD_K = 20
 THRESHOLDS = tuple(float(f"{t:.3g}") for t in np.geomspace(0.002, 0.98, 60))  # a log grid: most proposals score low
 REGULARISATION = 1.0  # sklearn's C; standardised features
+# sklearn's class_weight. None, unweighted: the probabilities stay calibrated (a threshold means the same share of
+# targets from fold to fold); "balanced" inflated the rare positives and moved the thresholds between refits.
+CLASS_WEIGHT = None
 MAX_ACC_DROP = 0.05  # of the instances DER solves at THRESHOLD_K, the share the threshold may cost
 
 
@@ -115,7 +118,7 @@ def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP) -> Weight
     x = np.vstack([p.x for p in train])
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    regression = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=5000).fit((x - mean) / scale, y)
+    regression = LogisticRegression(C=REGULARISATION, class_weight=CLASS_WEIGHT, max_iter=5000).fit((x - mean) / scale, y)
     fitted = Weights(tuple(mean.tolist()), tuple(scale.tolist()), tuple(regression.coef_[0].tolist()),
                      float(regression.intercept_[0]), 0.5)
     probabilities = [probabilities_of(fitted, p) for p in train]
@@ -209,7 +212,7 @@ def train_selector(eval_dir: Path, model_out: Path, version: str, ks: tuple[int,
                                           for o in origins},
                            "positives": {o: int(sum(p.y.sum() for p in proposals if p.row["origin"] == o and p.row["candidates"]))
                                          for o in origins},
-                           "regularisation_C": REGULARISATION, "class_weight": "balanced",
+                           "regularisation_C": REGULARISATION, "class_weight": CLASS_WEIGHT,
                            "threshold_maximises": f"mean Recall@{THRESHOLD_K}",
                            "threshold_keeps": f">= {1 - MAX_ACC_DROP:.0%} of the instances DER solves at K={THRESHOLD_K}"},
             "cross_validation": {"scheme": "leave one repository out", "folds": folds}}

@@ -16,6 +16,7 @@ from spider.query.evaluation.train_selector import (
     Proposal,
     best_threshold,
     cross_validate,
+    fit,
     load_proposals,
     probabilities_of,
     repository_folds,
@@ -173,6 +174,25 @@ def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     assert model.version == "t9" and model.weights["dense"].coef[FEATURES.index("name_in_issue")] > 0
     assert meta["trained_on"]["instances"] == 24 and meta["trained_on"]["positives"] == {"dense": 24}
     assert len((tmp_path / "learned_cv.jsonl").read_text().splitlines()) == 24
+
+
+def test_the_regression_is_calibrated_so_a_threshold_reads_as_a_share_of_targets():
+    """One target among ten candidates: the fitted probabilities average the share of targets, not 0.5 (a weighted
+    fit inflates them, and its threshold moves with the share of targets in each fold)."""
+    rng = random.Random(5)
+    rows = []
+    for i in range(40):
+        row = dumped(f"i{i}", "r", named=rng.random() < 0.7)  # the feature is a noisy signal
+        for n in range(8):
+            x = [0.0] * len(FEATURES)
+            x[FEATURES.index("name_in_issue")] = float(rng.random() < 0.1)
+            row["candidates"].append({"id": f"i{i}:more{n}", "seed": "t1", "rank": 50 + n, "label": False, "x": x})
+            row["hits"][f"i{i}:more{n}"] = []
+        rows.append(row)
+    proposals = [Proposal(r) for r in rows]
+    weights = fit(proposals)
+    mean_probability = np.concatenate([probabilities_of(weights, p) for p in proposals]).mean()
+    assert mean_probability == pytest.approx(0.1, abs=0.01)
 
 
 def test_training_needs_two_repositories_and_a_dump(tmp_path):
