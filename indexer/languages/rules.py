@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Protocol
 
+from spider.indexer.languages.frames import StackFrames
 from spider.indexer.parse.facts import FileFacts
 
 
@@ -85,20 +86,6 @@ class TestCode:
 
 
 Generated = Callable[[str, bytes], bool]  # (path, source) -> whether a tool wrote the file: skipped, not parsed
-# an issue's text -> (path as written, function name) of each stack-trace frame the language's runtime, debugger or
-# sanitizer prints in it: what names a function most surely (`query.retrieve.mentions`)
-StackFrames = Callable[[str], Iterable[tuple[str, str]]]
-
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]{0,400}>")
-
-
-def symbol_name(symbol: str) -> str:
-    """The function a `::`-qualified symbol of a native frame names: `fmt::v10::detail::parse<char>` -> `parse`,
-    `<A as B>::matched` -> `matched`, a closure (`{{closure}}`) -> its function; "" if none."""
-    parts = [p for p in _TEMPLATE_ARGUMENTS.sub("", _TEMPLATE_ARGUMENTS.sub("", symbol)).split("::")
-             if p and not p.startswith("{")]
-    name = re.match(r"[A-Za-z_~]\w*", parts[-1]) if parts else None
-    return name.group(0) if name else ""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from spider.indexer.settings import PARSE_CACHE_MB, Settings, spider_home
 _SOURCES = Path(__file__).parents[1]  # indexer/
 _FORMAT_MODULES = ("source/walk.py", "parse/parse_file.py", "parse/facts.py", "parse/treesitter.py", "resolve",
                    "schema.py", "languages")
+_QUERY_ONLY = "frames.py"  # a language's stack-trace reader reads issues, not code: no node depends on it
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
              "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust",
              "tree-sitter-cpp")
@@ -59,14 +60,21 @@ def code_fingerprint(sources: dict[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-def _graph_format() -> str:
-    """The fingerprint of the format code and the grammars' versions. Parsing the code's syntax trees takes ~0.2 s,
-    so the fingerprint is kept in the spider home, keyed by the sources' bytes."""
+def format_sources() -> dict[str, bytes]:
+    """The modules whose code decides what a snapshot's graph holds, by path under indexer/."""
     sources = {}
     for name in _FORMAT_MODULES:
         target = _SOURCES / name
         for source in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
-            sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
+            if source.name != _QUERY_ONLY:
+                sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
+    return sources
+
+
+def _graph_format() -> str:
+    """The fingerprint of the format code and the grammars' versions. Parsing the code's syntax trees takes ~0.2 s,
+    so the fingerprint is kept in the spider home, keyed by the sources' bytes."""
+    sources = format_sources()
     grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
     written = hashlib.sha256(grammars.encode())
     for name, content in sorted(sources.items()):

@@ -10,7 +10,8 @@ import posixpath
 import re
 from collections import defaultdict
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode, symbol_name
+from spider.indexer.languages.c.frames import stack_frames
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
 _INCLUDE_DIRECTORY = "include"
@@ -60,16 +61,5 @@ def generated(path: str, source: bytes) -> bool:
 
 # The benchmark counts C's test directories as test code; `test_*.c` / `*_test.c` name test programs.
 TEST_CODE = TestCode(frozenset({"test", "tests"}), re.compile(r"(?:\Atest_.*|_tests?)\.[ch]\Z"))
-# AddressSanitizer's `#0 0x4f5a2b in ns::f<T>(int) /src/lib/f.c:20:13`, gdb's `#2  0x0000 in f (a=1) at lib/f.c:42`
-_FRAME = re.compile(r"^[ \t]*#\d{1,4}[ \t]+(?:0x[0-9a-fA-F]{1,16}[ \t]+in[ \t]+)?([^\s(]{1,400})[^\n]{0,1000}[ \t]"
-                    r"(?:at[ \t]+)?([^\s:()]{1,400}):\d+(?::\d+)?[ \t]*$", re.MULTILINE)
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """Sanitizer and gdb frames, which print C and C++ alike: C++'s qualified, templated symbols name their last
-    part."""
-    return [(path, symbol_name(symbol)) for symbol, path in _FRAME.findall(text)]
-
-
 RULES = LanguageRules(modules=Headers, exports=Exports.LINKED, test_code=TEST_CODE, generated=generated,
                       vendored=frozenset({"external", "deps"}), stack_frames=stack_frames)

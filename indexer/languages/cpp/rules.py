@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from spider.indexer.languages.c import rules as c_rules
+from spider.indexer.languages.c.frames import stack_frames
 from spider.indexer.languages.c.rules import Headers
 from spider.indexer.languages.rules import Exports, LanguageRules, TestCode
 
@@ -25,4 +26,4 @@ TEST_CODE = TestCode(frozenset({"test", "tests"}),
                      re.compile(r"(?:\Atest_.*|_(?:unit)?tests?)\.(?:cc|cpp|cxx|c\+\+|h|hh|hpp|hxx)\Z"))
 RULES = LanguageRules(modules=Headers, exports=Exports.LINKED, test_code=TEST_CODE, overloads=True,
                       class_scope=True, nested_names=True, guess_methods=False, generated=generated,
-                      vendored=c_rules.RULES.vendored, stack_frames=c_rules.stack_frames)
+                      vendored=c_rules.RULES.vendored, stack_frames=stack_frames)

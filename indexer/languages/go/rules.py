@@ -9,6 +9,7 @@ import posixpath
 import re
 from collections import defaultdict
 
+from spider.indexer.languages.go.frames import stack_frames
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
@@ -73,15 +74,5 @@ def generated(path: str, source: bytes) -> bool:
 
 # `go test` compiles *_test.go files; testdata/ directories are fixtures the go tool ignores.
 TEST_CODE = TestCode(frozenset({"testdata"}), re.compile(r"_test\.go$"))
-# `pkg.(*Type).Method(0xc0001)` then a tab and `/abs/path/file.go:642 +0x1d`
-_FRAME = re.compile(r"^[ \t]*([\w./*()\[\]-]{1,300})\([^\n]{0,400}\)[ \t]*\n[ \t]+([^\s:]{1,400}\.go):\d+", re.MULTILINE)
-_CLOSURE = re.compile(r"(?:\.func\d+|\.\d+)+\Z")  # `Method.func1.2`: a closure of Method, no Function itself
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """A panic's goroutine trace: `(*Type).Method` names Method, its closures `Method.func1` too."""
-    return [(path, _CLOSURE.sub("", function).rsplit(".", 1)[-1].strip("()*")) for function, path in _FRAME.findall(text)]
-
-
 RULES = LanguageRules(modules=GoPackages, exports=Exports.NONE, test_code=TEST_CODE, methods_in_package=True,
                       generated=generated, stack_frames=stack_frames)

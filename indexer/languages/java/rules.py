@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from spider.indexer.languages.java.frames import stack_frames
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
@@ -33,20 +34,6 @@ class JavaPackages(ModuleMap):
 
 # Maven and Gradle keep tests under src/test/; JUnit classes are named FooTest, FooTests or FooIT.
 TEST_CODE = TestCode(frozenset({"test", "tests"}), re.compile(r"(Tests?|[a-z]IT)\.java$"))
-_FRAME = re.compile(r"\bat ((?:[\w$]{1,200}\.){1,30})([\w$<>]{1,200})\(([\w$]{1,200}\.java):\d+\)")
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """`at com.acme.Foo$Inner.bar(Foo.java:42)`: bar of com/acme/Foo.java (the package's lower-case parts are its
-    directories)."""
-    frames = []
-    for qualifier, name, file_name in _FRAME.findall(text):
-        package = qualifier.rstrip(".").split(".")
-        directory = "/".join(p for p in package[:-1] if p and p[0].islower())
-        frames.append((f"{directory}/{file_name}" if directory else file_name, name))
-    return frames
-
-
 RULES = LanguageRules(
     modules=JavaPackages, exports=Exports.NONE, test_code=TEST_CODE, overloads=True, class_scope=True, qualified_names=True,
     stack_frames=stack_frames,

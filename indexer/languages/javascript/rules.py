@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from spider.indexer.languages.javascript.frames import stack_frames
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
@@ -48,15 +49,6 @@ def generated(path: str, source: bytes) -> bool:
     out of a ranking (a library's committed `dist/lib.js`, `dist/esm/lib.js`, `dist/node/lib.cjs`)."""
     lines = source[-_TAIL_BYTES:].rstrip().splitlines()[-2:]
     return any(line.lstrip().startswith(_SOURCE_MAP_REFERENCE) for line in lines)
-
-
-_FRAME = re.compile(r"\bat (?:(?:new |async )?([\w$.<>]{1,200}) \()?(?:file://)?([^\s():]{1,400}\.[cm]?[jt]sx?):\d+:\d+")
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """V8's `at Axios.request (lib/core/Axios.js:45:41)`: request of lib/core/Axios.js; an anonymous frame names
-    nothing."""
-    return [(path, name.rsplit(".", 1)[-1]) for name, path in _FRAME.findall(text) if name and not name.startswith("<")]
 
 
 RULES = LanguageRules(modules=ScriptModules, exports=Exports.DECLARED, test_code=TEST_CODE, module_call="default",

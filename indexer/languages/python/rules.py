@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
+from spider.indexer.languages.python.frames import stack_frames
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts
 
@@ -77,13 +78,5 @@ class PythonModules(ModuleMap):
 
 # pytest's and unittest's conventions: tests/ and testing/ trees, test_*.py, *_test.py, conftest.py.
 TEST_CODE = TestCode(frozenset({"test", "tests", "testing"}), re.compile(r"^(test_.*|.*_test|conftest)\.pyi?$"))
-_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d+, in ([\w<>]{1,200})')
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """A traceback's `File "xarray/core/merge.py", line 90, in merge_core`; not `<module>` or `<lambda>`."""
-    return [(path, name) for path, name in _FRAME.findall(text) if not name.startswith("<")]
-
-
 RULES = LanguageRules(modules=PythonModules, exports=Exports.FILE_SCOPE, test_code=TEST_CODE,
                       stack_frames=stack_frames)

@@ -12,7 +12,8 @@ import posixpath
 import re
 from collections import defaultdict
 
-from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode, symbol_name
+from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
+from spider.indexer.languages.rust.frames import stack_frames
 from spider.indexer.parse.facts import FileFacts
 
 _ROOT_NAMES = ("lib.rs", "main.rs")
@@ -147,16 +148,6 @@ def generated(path: str, source: bytes) -> bool:
 TEST_CODE = TestCode(frozenset({"tests"}), re.compile(r"\Atests\.rs\Z"), re.compile(r"(?:\A|\.)tests\."))
 # Nothing is in scope without a `use`, and a method is found only through a type spider knows: no name guessing.
 # A name defined twice (`#[cfg(unix)]` / `#[cfg(windows)]` twins, `from` of two `impl From<_>`) means neither.
-# `  13: crate::module::Type::method::h0123456789abcdef` then `at ./src/file.rs:735:9`
-_FRAME = re.compile(r"^[ \t]*\d{1,4}: ([^\n]{1,400}?)(?:::h[0-9a-f]{16})?[ \t]*\n[ \t]+at ([^\s:]{1,400}\.rs):\d+",
-                    re.MULTILINE)
-
-
-def stack_frames(text: str) -> list[tuple[str, str]]:
-    """A backtrace (`RUST_BACKTRACE=1`): each frame's symbol, then its file."""
-    return [(path, symbol_name(symbol)) for symbol, path in _FRAME.findall(text)]
-
-
 RULES = LanguageRules(modules=RustCrates, exports=Exports.FILE_SCOPE, test_code=TEST_CODE, qualified_names=True,
                       prefix_scope=False, methods_in_package=True, guess_methods=False, repeats_unknown=True,
                       dispatching=frozenset({"trait"}), generated=generated, stack_frames=stack_frames)

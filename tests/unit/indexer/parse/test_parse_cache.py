@@ -126,3 +126,10 @@ def test_the_graph_format_fingerprints_code_not_comments_or_docstrings():
     assert fingerprint({"a.py": module}) != fingerprint({"a.py": module.replace(b"escape", b"compile")})
     assert fingerprint({"a.py": module}) != fingerprint({"b.py": module})
     assert fingerprint({"a.py": docstring_only}) == fingerprint({"a.py": b"def g():\n    pass\n"})
+
+
+def test_the_graph_format_leaves_out_what_only_queries_read():
+    """A language's stack-trace reader (`frames.py`) decides no node: changing it must not re-resolve every graph."""
+    sources = parse_cache.format_sources()
+    assert "languages/rust/rules.py" in sources and "resolve/references.py" in sources
+    assert not [path for path in sources if path.endswith("/frames.py")]
