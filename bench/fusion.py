@@ -21,7 +21,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -87,6 +87,17 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
             "hits": {i: [t for t, target in enumerate(instance.targets) if spans[i].overlaps(target)] for i in targets}}
 
 
+def write_dump(path: Path, rows: Iterable[dict], total: int) -> None:
+    """Write the rows, showing progress; the file appears only whole: the next run reuses an existing dump, so an
+    interrupted one must not leave part of it there."""
+    staging = path.with_name(path.name + ".partial")
+    with staging.open("w") as handle:
+        for number, row in enumerate(rows, start=1):
+            handle.write(json.dumps(row) + "\n")
+            print(f"  {number}/{total}", end="\r", flush=True)
+    staging.replace(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
@@ -103,10 +114,9 @@ def main() -> None:
             model = resolve_spec().name
         except SpiderError as error:
             raise SystemExit(f"fusion.py: {error}") from None
-        with neo4j_local.open_graph(Settings.from_env()) as store, args.dump.open("w") as handle:
-            for number, instance in enumerate(instances, start=1):
-                handle.write(json.dumps(candidates_of(store, instance, args.n, model)) + "\n")
-                print(f"  {number}/{len(instances)}", end="\r", flush=True)
+        with neo4j_local.open_graph(Settings.from_env()) as store:
+            write_dump(args.dump, (candidates_of(store, instance, args.n, model) for instance in instances),
+                       len(instances))
     rows = [json.loads(line) for line in args.dump.read_text().splitlines()]
     from sklearn.linear_model import LogisticRegression
 

@@ -4,6 +4,7 @@ every comparison it reports is against the wrong baseline."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 from pathlib import Path
 
@@ -41,3 +42,16 @@ def test_the_reserved_places_go_to_each_rankings_best_missing_function(seed: int
     for place in range(fusion.K - 4, fusion.K):
         ranking = r["rankings"][(place - fusion.K + 4) % 2]
         assert answer[place] == next(i for i in ranking if i not in answer[:place])
+
+
+def test_an_interrupted_dump_leaves_nothing_to_be_reused(tmp_path) -> None:
+    def rows_until_interrupted():
+        yield row(0)
+        raise KeyboardInterrupt
+
+    dump = tmp_path / "fusion.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        fusion.write_dump(dump, rows_until_interrupted(), 2)
+    assert not dump.exists()
+    fusion.write_dump(dump, (row(seed) for seed in range(2)), 2)
+    assert [r["instance_id"] for r in map(json.loads, dump.read_text().splitlines())] == ["i0", "i1"]
