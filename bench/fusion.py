@@ -4,10 +4,11 @@ For every benchmark instance (its snapshot already indexed with embeddings, as `
 first stage's three rankings are computed (dense top-N, BM25 top-N, the functions the issue names; test code
 excluded) and every candidate gets a few features: its reciprocal place in each ranking, its dense cosine, its
 BM25 score over the best, how the issue names it, whether both rankings hold it. A logistic regression is fit
-leave-one-repository-out and its ranking compared with RRF's at K=20 on the held-out repositories. So are three
+leave-one-repository-out and its ranking compared with RRF's at K=20 on the held-out repositories. So are four
 families of hand-made fusions, each setting chosen on the other repositories: RRF with its constant and the dense
-ranking's weight, a convex combination of normalised scores, and RRF whose last places go to each ranking's best
-missing function; and, as bounds, each family's best setting chosen on the instances it is scored on.
+ranking's weight, a convex combination of normalised scores, RRF whose last places go to each ranking's best
+missing function, and RRF with the weight of a function the issue names by its file alone; and, as bounds, each
+family's best setting chosen on the instances it is scored on.
 
     python bench/fusion.py --bench ../shared/bench --subset dev
 """
@@ -42,7 +43,14 @@ from spider.query.results import Origin  # noqa: E402
 from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
 from spider.query.retrieve.first_stage import first_stage  # noqa: E402
 from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
-from spider.query.retrieve.mentions import FunctionNames, Named, issue_mentions, match_mentions, mention_ranking  # noqa: E402
+from spider.query.retrieve.mentions import (  # noqa: E402
+    FILE_FUSION_WEIGHT,
+    FunctionNames,
+    Named,
+    issue_mentions,
+    match_mentions,
+    mention_ranking,
+)
 from spider.query.retrieve.test_policy import TestPolicy  # noqa: E402
 
 FEATURES = ("dense_rr", "bm25_rr", "mention_rr", "dense_score", "bm25_relative", "in_both",
@@ -80,7 +88,8 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
     rows = [[reciprocal(dense_place.get(i)), reciprocal(bm25_place.get(i)), reciprocal(mention_place.get(i)),
              dense_score.get(i, 0.0), bm25_score.get(i, 0.0) / best, float(i in dense_place and i in bm25_place),
              *(float(named.get(i) == kind) for kind in Named)] for i in ids]
-    rrf = [i for i, _ in reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned])]
+    rrf = [i for i, _ in reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned],
+                                                 weights=[{}, {}, {i: named[i].fusion_weight for i in mentioned}])]
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "m": len(instance.targets),
             "ids": ids, "x": rows, "targets": sorted(targets), "rrf": rrf[:K],
             "rankings": [list(dense_place), list(bm25_place), mentioned],
@@ -188,22 +197,31 @@ K_GRID = (10, 20, 30, 60, 100)
 DENSE_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 ALPHAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 TAIL_SLOTS = (2, 4, 6)
+FILE_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 SHIPPED = f"rrf k={RRF_K} w=1.0"
 FAMILIES = {"rrf": f"RRF's constant k (in {list(K_GRID)}) and the dense ranking's weight w (in "
                    f"{list(DENSE_WEIGHTS)})",
             "cc": f"A convex combination of normalised scores, its dense share alpha in {list(ALPHAS)}",
             "tail": f"RRF with its last s places (s in {list(TAIL_SLOTS)}) given in turn to the best function of the "
                     "dense, then the BM25 ranking that the fused places above do not hold",
+            "file": f"RRF with a function the issue names by its file alone counted f times (f in {list(FILE_WEIGHTS)}; "
+                    f"spider's is {FILE_FUSION_WEIGHT})",
             "any": "Any of these, its setting"}
 
 
-def weighted_rrf(row: dict, k: int, dense_weight: float) -> list[str]:
-    """The fused top K with the dense ranking's reciprocal places counted `dense_weight` times."""
-    fused: dict[str, float] = {}
-    for ranking, weight in zip(row["rankings"], (dense_weight, 1.0, 1.0)):
-        for place, node_id in enumerate(ranking, start=1):
-            fused[node_id] = fused.get(node_id, 0.0) + weight / (k + place)
-    return sorted(fused, key=lambda i: (-fused[i], i))[:K]
+def mention_weights(row: dict, file_weight: float = FILE_FUSION_WEIGHT) -> dict[str, float]:
+    """The mention ranking's weights in the fusion: a function the issue names by its file alone counts
+    `file_weight`, as `Named.fusion_weight` has it."""
+    features = dict(zip(row["ids"], row["x"]))
+    by_file = FEATURES.index("named_file")
+    return {i: file_weight for i in row["rankings"][2] if features[i][by_file]}
+
+
+def weighted_rrf(row: dict, k: int, dense_weight: float, file_weight: float = FILE_FUSION_WEIGHT) -> list[str]:
+    """The fused top K with the dense ranking's reciprocal places counted `dense_weight` times, the functions
+    named by their file alone `file_weight` times: spider's own fusion at (RRF_K, 1, FILE_FUSION_WEIGHT)."""
+    weights = [dict.fromkeys(row["rankings"][0], dense_weight), {}, mention_weights(row, file_weight)]
+    return [node_id for node_id, _ in reciprocal_rank_fusion(row["rankings"], k, weights)][:K]
 
 
 def convex_combination(row: dict, alpha: float) -> list[str]:
@@ -223,8 +241,9 @@ def convex_combination(row: dict, alpha: float) -> list[str]:
     fused: dict[str, float] = {}
     for place, node_id in enumerate(sorted(mixed, key=lambda i: (-mixed[i], i)), start=1):
         fused[node_id] = 2.0 / (RRF_K + place)
+    weight = mention_weights(row)
     for place, node_id in enumerate(mentioned, start=1):
-        fused[node_id] = fused.get(node_id, 0.0) + 1.0 / (RRF_K + place)
+        fused[node_id] = fused.get(node_id, 0.0) + weight.get(node_id, 1.0) / (RRF_K + place)
     return sorted(fused, key=lambda i: (-fused[i], i))[:K]
 
 
@@ -248,12 +267,14 @@ def rrf_with_tail(row: dict, slots: int) -> list[str]:
 
 def fusion_grid() -> dict[str, Callable[[dict], list[str]]]:
     """Every fusion setting compared: RRF's k and dense weight, the convex combination's alpha, the reserved
-    places."""
+    places, the weight of a function named by its file."""
     grid: dict[str, Callable[[dict], list[str]]] = {
         f"rrf k={k} w={w}": functools.partial(weighted_rrf, k=k, dense_weight=w)
         for k in K_GRID for w in DENSE_WEIGHTS}
     grid.update({f"cc alpha={a}": functools.partial(convex_combination, alpha=a) for a in ALPHAS})
     grid.update({f"tail s={s}": functools.partial(rrf_with_tail, slots=s) for s in TAIL_SLOTS})
+    grid.update({f"file f={f}": functools.partial(weighted_rrf, k=RRF_K, dense_weight=1.0, file_weight=f)
+                 for f in FILE_WEIGHTS})
     return grid
 
 
@@ -263,7 +284,7 @@ def grid_recall(rows: list[dict]) -> dict[str, dict[str, float]]:
 
 
 def chosen_settings(rows: list[dict], recall: dict[str, dict[str, float]], family: str) -> dict:
-    """The settings of one family (`rrf`, `cc`, `tail`, or any of them: `any`) chosen on the other repositories by
+    """The settings of one family (`rrf`, `cc`, `tail`, `file`, or any of them: `any`) chosen on the other repositories by
     Recall@K (`grid_recall`), per held-out repository, against the shipped RRF and against DER and BM25 alone, per
     group; and the instances DER solves (all targets in its top K) whose targets the fused top K no longer holds."""
     grid = [name for name in sorted(recall) if family in ("any", name.split()[0])]

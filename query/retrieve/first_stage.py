@@ -86,7 +86,9 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     names = _function_names(lexical, tests == TestPolicy.EXCLUDE)
     named = match_mentions(issue_mentions(issue), names, store, repo, snapshot, lexical) if mentions else {}
     order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
-    fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mention_ranking(named, order)])[:n]
+    mentioned = mention_ranking(named, order)
+    fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned],
+                                   weights=[{}, {}, {i: named[i].fusion_weight for i in mentioned}])[:n]
     seconds["fuse"] = round(time.perf_counter() - clock, 4)
     evidence = {node_id: Evidence(dense_place.get(node_id), bm25_place.get(node_id), named.get(node_id))
                 for node_id, _ in fused}

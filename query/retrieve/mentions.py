@@ -29,6 +29,7 @@ MAX_NAME_MATCHES = 5  # an identifier that names more functions than this names 
 MAX_FILE_FUNCTIONS = 40  # a mentioned file with more functions than this says little about which one
 MAX_MESSAGES = 8
 MIN_MESSAGE_WORDS = 4
+FILE_FUSION_WEIGHT = 0.5  # chosen leave-one-repository-out from 0, 1/4, 1/2, 3/4, 1 (bench/fusion.py)
 SCANNED = 100_000  # characters of the issue read: the rest of a pasted log adds no names, only time
 
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]{0,100}(?:(?:\.|::|#)[A-Za-z_$][\w$]{0,100}){1,10}")
@@ -51,6 +52,12 @@ class Named(IntEnum):
     @property
     def phrase(self) -> str:
         return _PHRASES[self]
+
+    @property
+    def fusion_weight(self) -> float:
+        """How much its place in the mention ranking counts in the hybrid's fusion: a named file names up to
+        MAX_FILE_FUNCTIONS functions, most of them not the one meant, so its place counts half."""
+        return FILE_FUSION_WEIGHT if self is Named.FILE else 1.0
 
 
 _PHRASES = {Named.FRAME: "a stack-trace frame", Named.QUALIFIED: "its qualified name", Named.MESSAGE:

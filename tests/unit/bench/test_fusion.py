@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion
+from spider.query.retrieve.mentions import Named
 
 _PATH = Path(__file__).resolve().parents[3] / "bench" / "fusion.py"
 _SPEC = importlib.util.spec_from_file_location("bench_fusion", _PATH)
@@ -19,18 +20,23 @@ _SPEC.loader.exec_module(fusion)
 
 
 def row(seed: int) -> dict:
-    """Three overlapping rankings (dense, BM25, mentions) over 60 functions, and hits for a few of them."""
+    """Three overlapping rankings (dense, BM25, mentions) over 60 functions, how the issue names the mentioned ones
+    (the last three by their file alone), and hits for a few of them."""
     rng = random.Random(seed)
     ids = [f"f{i}" for i in range(60)]
     rankings = [rng.sample(ids, 40), rng.sample(ids, 40), rng.sample(ids, 5)]
+    named = {i: Named.NAME if place < 2 else Named.FILE for place, i in enumerate(rankings[2])}
+    x = [[0.0] * 6 + [float(named.get(i) == kind) for kind in Named] for i in ids]
     hits = {i: [n] for n, i in enumerate(rng.sample(ids, 6))}
-    return {"instance_id": f"i{seed}", "rankings": rankings, "hits": hits, "m": 6}
+    return {"instance_id": f"i{seed}", "ids": ids, "x": x, "rankings": rankings, "hits": hits, "m": 6,
+            "named": named}
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_shipped_setting_is_spiders_fusion(seed: int) -> None:
     r = row(seed)
-    expected = [node_id for node_id, _ in reciprocal_rank_fusion(r["rankings"], RRF_K)][: fusion.K]
+    weights = [{}, {}, {i: kind.fusion_weight for i, kind in r["named"].items()}]  # as first_stage weighs them
+    expected = [node_id for node_id, _ in reciprocal_rank_fusion(r["rankings"], RRF_K, weights)][: fusion.K]
     assert fusion.fusion_grid()[fusion.SHIPPED](r) == expected
 
 

@@ -19,6 +19,11 @@ def test_a_function_both_rankings_hold_beats_one_only_the_first_holds():
     assert [i for i, _ in fused].index("both") < [i for i, _ in fused].index("solo")
 
 
+def test_a_weighted_place_counts_its_weight_and_an_unweighted_one_counts_once():
+    fused = reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=10, weights=[{}, {"b": 0.5}])
+    assert dict(fused) == pytest.approx({"a": 1 / 11, "b": 1 / 12 + 0.5 / 11, "c": 1 / 12})
+
+
 def test_demotion_counts_a_test_twice_as_far_down():
     scored = [("tests/test_a.py:test_one", 0.9), ("src/a.py:one", 0.8), ("src/a.py:two", 0.7),
               ("tests/test_a.py:test_two", 0.6), ("src/a.py:three", 0.5)]

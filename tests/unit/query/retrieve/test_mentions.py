@@ -134,6 +134,12 @@ def test_error_messages_keep_the_literal_run_a_format_string_holds():
     assert error_messages("Error: too short") == ()
 
 
+def test_a_named_file_counts_half_in_the_fusion_and_every_other_reason_fully():
+    # a file names up to MAX_FILE_FUNCTIONS functions, most of them not the one meant
+    assert Named.FILE.fusion_weight == 0.5
+    assert {kind.fusion_weight for kind in Named if kind is not Named.FILE} == {1.0}
+
+
 def test_the_ranking_puts_stronger_reasons_first_then_follows_the_other_order():
     found = {"a": Named.FILE, "b": Named.FRAME, "c": Named.NAME, "d": Named.NAME}
     assert mention_ranking(found, {"d": 0, "c": 1}) == ["b", "d", "c", "a"]
