@@ -161,7 +161,8 @@ def main() -> None:
     lines = [f"# Learned fusion against RRF, out of fold ({result['when']})", "",
              f"`{result['command']}`: the hybrid first stage's dense top-{args.n}, BM25 top-{args.n} and the issue's "
              "mentions (test code excluded); a logistic regression over their features, fit leave-one-repository-out, "
-             f"against reciprocal-rank fusion (k={RRF_K}, no parameters fit), Recall@{K}.", "",
+             f"against spider's reciprocal-rank fusion (k={RRF_K}, a function named by its file alone counting "
+             f"{FILE_FUSION_WEIGHT}), Recall@{K}.", "",
              "| group | instances | RRF R@20 | learned R@20 (LORO) | p (paired bootstrap / sign-flip) |",
              "|---|---:|---:|---:|---:|"]
     for group, g in result["groups"].items():
@@ -169,7 +170,7 @@ def main() -> None:
                      f"{g['p_paired_bootstrap']:.3f} / {g['p_sign_flip']:.3f} |")
     for family, title in FAMILIES.items():
         lines += ["", f"{title}, chosen leave-one-repository-out by Recall@{K}, against the shipped RRF (k={RRF_K}, "
-                  f"w=1) and against DER and BM25 alone; p (paired bootstrap): the chosen fusion against the shipped "
+                  f"w=1, f={FILE_FUSION_WEIGHT}) and against DER and BM25 alone; p (paired bootstrap): the chosen fusion against the shipped "
                   f"RRF, and against the better of DER and BM25; and the instances DER solves (all targets in its top "
                   f"{K}, test code excluded) whose targets the fused top {K} no longer holds:", "",
                   "| group | instances | DER R@20 | BM25 R@20 | shipped R@20 | chosen R@20 (LORO) | p vs shipped | "
