@@ -41,16 +41,9 @@ from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at, sign_
 from spider.query.evaluation.run import functions_in_files, load_instances  # noqa: E402
 from spider.query.results import Origin  # noqa: E402
 from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
-from spider.query.retrieve.first_stage import first_stage  # noqa: E402
+from spider.query.retrieve.first_stage import first_stage, fuse_hybrid  # noqa: E402
 from spider.query.retrieve.fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
-from spider.query.retrieve.mentions import (  # noqa: E402
-    FILE_FUSION_WEIGHT,
-    FunctionNames,
-    Named,
-    issue_mentions,
-    match_mentions,
-    mention_ranking,
-)
+from spider.query.retrieve.mentions import FILE_FUSION_WEIGHT, FunctionNames, Named, issue_mentions, match_mentions  # noqa: E402
 from spider.query.retrieve.test_policy import TestPolicy  # noqa: E402
 
 FEATURES = ("dense_rr", "bm25_rr", "mention_rr", "dense_score", "bm25_relative", "in_both",
@@ -73,8 +66,7 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
                            store, repo, snapshot, lexical)
     dense_place = {i: p for p, (i, _) in enumerate(dense, start=1)}
     bm25_place = {i: p for p, (i, _) in enumerate(sparse, start=1)}
-    order = {i: p for p, i in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
-    mentioned = mention_ranking(named, order)
+    mentioned, fused = fuse_hybrid(list(dense_place), list(bm25_place), named)
     mention_place = {i: p for p, i in enumerate(mentioned, start=1)}
     dense_score, bm25_score = dict(dense), dict(sparse)
     best = max(bm25_score.values(), default=1.0) or 1.0
@@ -88,8 +80,7 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
     rows = [[reciprocal(dense_place.get(i)), reciprocal(bm25_place.get(i)), reciprocal(mention_place.get(i)),
              dense_score.get(i, 0.0), bm25_score.get(i, 0.0) / best, float(i in dense_place and i in bm25_place),
              *(float(named.get(i) == kind) for kind in Named)] for i in ids]
-    rrf = [i for i, _ in reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned],
-                                                 weights=[{}, {}, {i: named[i].fusion_weight for i in mentioned}])]
+    rrf = [i for i, _ in fused]
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "m": len(instance.targets),
             "ids": ids, "x": rows, "targets": sorted(targets), "rrf": rrf[:K],
             "rankings": [list(dense_place), list(bm25_place), mentioned],

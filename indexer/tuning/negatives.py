@@ -30,12 +30,13 @@ def same_file_negatives(pairs: Sequence[Pair], rng: random.Random) -> list[Pair 
     """For each pair, a pair of another function of its file that its commit did not change (None where the
     pairs hold none), drawn by rng; the same pairs and rng give the same negatives."""
     touched = touched_functions(pairs)
+    files = [split_entity_id(pair.function)[0] for pair in pairs]
     by_file: dict[str, dict[str, Pair]] = defaultdict(dict)
-    for pair in pairs:
-        by_file[split_entity_id(pair.function)[0]].setdefault(pair.function, pair)
+    for pair, path in zip(pairs, files):
+        by_file[path].setdefault(pair.function, pair)
     negatives: list[Pair | None] = []
-    for pair in pairs:
-        siblings = by_file[split_entity_id(pair.function)[0]]
+    for pair, path in zip(pairs, files):
+        siblings = by_file[path]
         candidates = sorted(f for f in siblings if f not in touched[pair.commit])
         negatives.append(siblings[rng.choice(candidates)] if candidates else None)
     return negatives

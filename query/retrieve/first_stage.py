@@ -85,14 +85,22 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     bm25_place = {node_id: place for place, (node_id, _) in enumerate(sparse, start=1)}
     names = _function_names(lexical, tests == TestPolicy.EXCLUDE)
     named = match_mentions(issue_mentions(issue), names, store, repo, snapshot, lexical) if mentions else {}
-    order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense_place, *bm25_place]))}
-    mentioned = mention_ranking(named, order)
-    fused = reciprocal_rank_fusion([list(dense_place), list(bm25_place), mentioned],
-                                   weights=[{}, {}, {i: named[i].fusion_weight for i in mentioned}])[:n]
+    fused = fuse_hybrid(list(dense_place), list(bm25_place), named)[1][:n]
     seconds["fuse"] = round(time.perf_counter() - clock, 4)
     evidence = {node_id: Evidence(dense_place.get(node_id), bm25_place.get(node_id), named.get(node_id))
                 for node_id, _ in fused}
     return _demoted(Ranking(fused, origin, model, seconds, evidence, notes), tests, tests_here)
+
+
+def fuse_hybrid(dense: list[str], bm25: list[str],
+                named: dict[str, Named]) -> tuple[list[str], list[tuple[str, float]]]:
+    """(the mention ranking, the fused ranking): the named functions, strongest reason first and then in the order
+    of the dense and BM25 rankings, fused with those two by reciprocal rank, each named one weighted as its reason
+    says (`Named.fusion_weight`)."""
+    order = {node_id: place for place, node_id in enumerate(dict.fromkeys([*dense, *bm25]))}
+    mentioned = mention_ranking(named, order)
+    weights = [{}, {}, {node_id: named[node_id].fusion_weight for node_id in mentioned}]
+    return mentioned, reciprocal_rank_fusion([dense, bm25, mentioned], weights=weights)
 
 
 def _dense(store: GraphStore, repo: str, snapshot: str, issue: str, n: int, without_tests: bool,
