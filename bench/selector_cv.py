@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.query.evaluation.metrics import accuracy_at, recall_at  # noqa: E402
 from spider.query.evaluation.run import read_jsonl  # noqa: E402
-from spider.query.evaluation.train_selector import MAX_ACC_DROP, admitted, cross_validate, load_proposals  # noqa: E402
+from spider.query.evaluation.train_selector import CLASS_WEIGHT, MAX_ACC_DROP, admitted, cross_validate, load_proposals  # noqa: E402
 from spider.query.retrieve.test_policy import DEFAULT_TESTS  # noqa: E402
 from spider.query.select.learned import SelectorModel, model_path  # noqa: E402
 
@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--dev-subset", default="dev", help="the original split, of subsets.json")
     parser.add_argument("--max-acc-drop", type=float, default=MAX_ACC_DROP,
                         help="the share of the first stage's solved instances a fold's threshold may cost")
+    parser.add_argument("--class-weight", choices=("none", "balanced"), default=str(CLASS_WEIGHT).lower(),
+                        help="the regression's class weighting (sklearn's class_weight; none: unweighted)")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown)")
     args = parser.parse_args()
     subsets = json.loads((args.bench / "subsets.json").read_text())
@@ -68,14 +70,15 @@ def main() -> None:
     except SpiderError as error:
         raise SystemExit(f"selector_cv.py: {error}") from None
     rows = {row["instance_id"]: row for row in read_jsonl(args.eval / "instances.jsonl")}
+    class_weight = None if args.class_weight == "none" else args.class_weight
     with ProcessPoolExecutor(2) as pool:  # the two cross-validations side by side
         dev_cv = pool.submit(cross_validate, [p for p in proposals if p.row["instance_id"] in dev], KS, print,
-                             args.max_acc_drop)
-        all_cv = pool.submit(cross_validate, proposals, KS, print, args.max_acc_drop)
+                             args.max_acc_drop, class_weight)
+        all_cv = pool.submit(cross_validate, proposals, KS, print, args.max_acc_drop, class_weight)
         ways = {"dev-cv": dev_cv.result()[0], "all-cv": all_cv.result()[0],
                 "shipped": shipped_cells(proposals, SelectorModel.load(model_path()))}
     languages = sorted({row["language"] for row in rows.values()})
-    lines = [f"{DEFAULT} at K=20 (MAX_ACC_DROP {args.max_acc_drop}): R@20, and of the instances DER solves, how many "
+    lines = [f"{DEFAULT} at K=20 (MAX_ACC_DROP {args.max_acc_drop}, class weight {args.class_weight}): R@20, and of the instances DER solves, how many "
              "stay solved", "", "| way | group | instances | R@20 | DER solves → kept |", "|---|---|---:|---:|---:|"]
     for way, cells in ways.items():
         for group in ("dev", *languages):

@@ -104,9 +104,10 @@ def load_proposals(path: Path) -> list[Proposal]:
     return [Proposal(row) for row in latest.values() if row["c"] == seeds]
 
 
-def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP) -> Weights:
-    """Logistic regression on the proposals' candidates (one first stage); the threshold that maximises their
-    mean Recall@THRESHOLD_K through the exchange (`best_threshold`)."""
+def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP,
+        class_weight: str | None = CLASS_WEIGHT) -> Weights:
+    """Logistic regression on the proposals' candidates (one first stage; `class_weight` as sklearn's); the
+    threshold that maximises their mean Recall@THRESHOLD_K through the exchange (`best_threshold`)."""
     try:
         from sklearn.linear_model import LogisticRegression  # training only: serving reads plain weights
     except ImportError:
@@ -118,7 +119,7 @@ def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP) -> Weight
     x = np.vstack([p.x for p in train])
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    regression = LogisticRegression(C=REGULARISATION, class_weight=CLASS_WEIGHT, max_iter=5000).fit((x - mean) / scale, y)
+    regression = LogisticRegression(C=REGULARISATION, class_weight=class_weight, max_iter=5000).fit((x - mean) / scale, y)
     fitted = Weights(tuple(mean.tolist()), tuple(scale.tolist()), tuple(regression.coef_[0].tolist()),
                      float(regression.intercept_[0]), 0.5)
     probabilities = [probabilities_of(fitted, p) for p in train]
@@ -172,8 +173,8 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
             for repo in repos]
 
 
-def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print,
-                   max_acc_drop: float = MAX_ACC_DROP) -> tuple[dict[str, dict[str, dict]], list[dict]]:
+def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print, max_acc_drop: float = MAX_ACC_DROP,
+                   class_weight: str | None = CLASS_WEIGHT) -> tuple[dict[str, dict[str, dict]], list[dict]]:
     """Each repository's instances answered by a model fit on the other repositories (per first stage and test
     policy).
     Returns {instance_id: {method: {K: cell}}} and each fold's held-out repository and thresholds."""
@@ -183,7 +184,7 @@ def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print,
     for repo, train, test in folds:
         thresholds = {}
         for stage in sorted({p.stage for p in test}):
-            weights = fit([p for p in train if p.stage == stage], max_acc_drop)
+            weights = fit([p for p in train if p.stage == stage], max_acc_drop, class_weight)
             thresholds["@".join(stage)] = weights.thresholds
             for proposal in (p for p in test if p.stage == stage):
                 admit = admitted(weights, proposal)
