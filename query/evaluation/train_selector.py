@@ -122,13 +122,13 @@ def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP,
     regression = LogisticRegression(C=REGULARISATION, class_weight=class_weight, max_iter=5000).fit((x - mean) / scale, y)
     fitted = Weights(tuple(mean.tolist()), tuple(scale.tolist()), tuple(regression.coef_[0].tolist()),
                      float(regression.intercept_[0]), 0.5)
-    probabilities = [probabilities_of(fitted, p) for p in train]
+    curves = [recall_curve(p, probabilities_of(fitted, p)) for p in train]
     by_edges = {
         edges: best_threshold([p for p in train if p.row["edges"] == edges],
-                              [q for p, q in zip(train, probabilities) if p.row["edges"] == edges], max_acc_drop)
+                              [c for p, c in zip(train, curves) if p.row["edges"] == edges], max_acc_drop)
         for edges in sorted({p.row["edges"] for p in train})
     }
-    return dataclasses.replace(fitted, threshold=best_threshold(train, probabilities, max_acc_drop), thresholds=by_edges)
+    return dataclasses.replace(fitted, threshold=best_threshold(train, curves, max_acc_drop), thresholds=by_edges)
 
 
 def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
@@ -143,25 +143,36 @@ def admitted(weights: Weights, proposal: Proposal) -> np.ndarray:
     return probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
 
 
-def threshold_outcome(proposals: list[Proposal], probabilities: list[np.ndarray], threshold: float) -> tuple[float, float]:
-    """(mean Recall@THRESHOLD_K, share of the instances DER solves at THRESHOLD_K that stay solved)."""
-    recalls, kept = [], []
-    for proposal, probability in zip(proposals, probabilities):
-        m = proposal.row["m"]
-        recall = recall_at(proposal.replay(probability >= threshold, THRESHOLD_K)["hits"], m, THRESHOLD_K)
-        recalls.append(recall)
-        if proposal.baseline_solves:
-            kept.append(recall == 1.0)
-    return sum(recalls) / len(recalls), (sum(kept) / len(kept) if kept else 1.0)
+def recall_curve(proposal: Proposal, probability: np.ndarray) -> np.ndarray:
+    """Recall@THRESHOLD_K through the exchange at each of THRESHOLDS. Thresholds that admit as many candidates
+    admit the same ones, so the proposal is replayed once per distinct count, not once per threshold."""
+    by_count: dict[int, float] = {}
+    curve = []
+    for threshold in THRESHOLDS:
+        admit = probability >= threshold
+        count = int(admit.sum())
+        if count not in by_count:
+            hits = proposal.replay(admit, THRESHOLD_K)["hits"]
+            by_count[count] = recall_at(hits, proposal.row["m"], THRESHOLD_K)
+        curve.append(by_count[count])
+    return np.array(curve)
 
 
-def best_threshold(proposals: list[Proposal], probabilities: list[np.ndarray],
-                   max_acc_drop: float = MAX_ACC_DROP) -> float:
+def threshold_outcomes(proposals: list[Proposal], curves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """At each of THRESHOLDS: (mean Recall@THRESHOLD_K, share of the instances DER solves at THRESHOLD_K that
+    stay solved), from the proposals' `recall_curve`s."""
+    recall = np.mean(curves, axis=0)
+    solved = [curve for proposal, curve in zip(proposals, curves) if proposal.baseline_solves]
+    kept = np.mean([curve == 1.0 for curve in solved], axis=0) if solved else np.ones(len(THRESHOLDS))
+    return recall, kept
+
+
+def best_threshold(proposals: list[Proposal], curves: list[np.ndarray], max_acc_drop: float = MAX_ACC_DROP) -> float:
     """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − max_acc_drop of DER's
     solved instances solved (the highest threshold if none does); ties go to the higher threshold."""
-    outcomes = {t: threshold_outcome(proposals, probabilities, t) for t in THRESHOLDS}
-    allowed = [t for t, (_, kept) in outcomes.items() if kept >= 1 - max_acc_drop] or [max(THRESHOLDS)]
-    return max(allowed, key=lambda t: (outcomes[t][0], t))
+    recall, kept = threshold_outcomes(proposals, curves)
+    allowed = [i for i in range(len(THRESHOLDS)) if kept[i] >= 1 - max_acc_drop] or [len(THRESHOLDS) - 1]
+    return THRESHOLDS[max(allowed, key=lambda i: (recall[i], THRESHOLDS[i]))]
 
 
 def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal], list[Proposal]]]:

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 from spider.indexer.errors import SpiderError
+from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.train_selector import (
+    THRESHOLD_K,
     THRESHOLDS,
     Proposal,
     best_threshold,
@@ -19,8 +21,9 @@ from spider.query.evaluation.train_selector import (
     fit,
     load_proposals,
     probabilities_of,
+    recall_curve,
     repository_folds,
-    threshold_outcome,
+    threshold_outcomes,
     train_selector,
 )
 from spider.query.select.features import FEATURES, named_in, request_features
@@ -213,10 +216,30 @@ def test_the_threshold_keeps_the_instances_der_solves():
         c["label"] = False
     solved = Proposal(solved)
     probabilities = [np.array([0.5, 0.0]), np.array([0.1, 0.0])]  # a low threshold also admits into `solved`
+    curves = [recall_curve(gains, probabilities[0]), recall_curve(solved, probabilities[1])]
     # admitting into `solved` evicts t20, a target: only thresholds above 0.1 keep it solved
-    assert best_threshold([gains, solved], probabilities) == max(t for t in THRESHOLDS if t <= 0.5)
-    assert threshold_outcome([gains, solved], probabilities, 0.05) == (0.5, 0.0)  # both at recall 1/2
-    assert threshold_outcome([gains, solved], probabilities, 0.3) == (0.75, 1.0)
+    assert best_threshold([gains, solved], curves) == max(t for t in THRESHOLDS if t <= 0.5)
+    recall, kept = threshold_outcomes([gains, solved], curves)
+    low = THRESHOLDS.index(max(t for t in THRESHOLDS if t <= 0.05))
+    high = THRESHOLDS.index(min(t for t in THRESHOLDS if t >= 0.3))
+    assert (recall[low], kept[low]) == (0.5, 0.0)  # both at recall 1/2
+    assert (recall[high], kept[high]) == (0.75, 1.0)
+
+
+def test_the_recall_curve_is_the_exchange_replayed_at_every_threshold():
+    """Replayed once per number admitted, the curve must equal a replay at each threshold (the reference)."""
+    rng = random.Random(3)
+    for seed in range(5):
+        row = dumped(f"i{seed}", "r", named=True)
+        for n in range(8):  # more neighbours of both seeds, some of them hitting the second target
+            row["candidates"].append({"id": f"i{seed}:more{n}", "seed": f"t{1 + n % 2}", "rank": 41 + n,
+                                      "label": n % 3 == 0, "x": [0.0] * len(FEATURES)})
+            row["hits"][f"i{seed}:more{n}"] = [1] if n % 3 == 0 else []
+        proposal = Proposal(row)
+        probability = np.array([rng.random() ** 3 for _ in proposal.row["candidates"]])
+        expected = [recall_at(proposal.replay(probability >= t, THRESHOLD_K)["hits"], proposal.row["m"], THRESHOLD_K)
+                    for t in THRESHOLDS]
+        assert recall_curve(proposal, probability).tolist() == expected
 
 
 def test_an_expansion_with_its_own_threshold_uses_it_others_the_general_one(tmp_path):
