@@ -28,7 +28,7 @@ from environment import machine, spider_commit  # noqa: E402 - bench/environment
 from spider.indexer.languages import is_test_code  # noqa: E402
 from spider.indexer.vectors.embedding import DEFAULT_MODEL  # noqa: E402
 from spider.query.evaluation.metrics import accuracy_at, bootstrap_ci, paired_bootstrap_p, recall_at, sign_flip_p  # noqa: E402
-from spider.query.evaluation.run import read_results  # noqa: E402
+from spider.query.evaluation.run import instance_rows  # noqa: E402
 from tuning import comparison_table  # noqa: E402 - bench/tuning.py
 
 RESULTS = ROOT / "bench" / "results"
@@ -98,15 +98,6 @@ def methods_table(summary: dict, group: str, methods: list[str], ks: list[int]) 
                      + f" | {ci[0]:.3f}–{ci[1]:.3f} | " + " | ".join(fmt(cells[str(k)]["acc"]["mean"]) for k in ks)
                      + f" | {fmt(at20['mrr']['mean'])} | {tests} | {exchange} |")
     return lines + [""]
-
-
-def instance_rows(eval_dir: Path) -> list[dict]:
-    """Every instance's cells, the out-of-fold (learned-cv) methods merged in as `spider eval` merges them."""
-    rows = read_results(eval_dir / "instances.jsonl")
-    cv = {row["instance_id"]: row["methods"] for row in read_results(eval_dir / "learned_cv.jsonl")}
-    for row in rows:
-        row["methods"].update(cv.get(row["instance_id"], {}))
-    return rows
 
 
 def values(rows: list[dict], method: str, metric: str = "recall", k: int = 20) -> list[float]:

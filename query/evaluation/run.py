@@ -361,3 +361,12 @@ def read_jsonl(path: Path) -> Iterator[dict]:
 def read_results(path: Path) -> list[dict]:
     """The rows of a results file; an instance evaluated again (more methods) keeps its latest row."""
     return list({row["instance_id"]: row for row in read_jsonl(path)}.values())
+
+
+def instance_rows(eval_dir: Path) -> list[dict]:
+    """Every instance's cells, the out-of-fold (learned-cv) methods merged in as `spider eval` merges them."""
+    rows = read_results(eval_dir / "instances.jsonl")
+    cv = {row["instance_id"]: row["methods"] for row in read_results(eval_dir / "learned_cv.jsonl")}
+    for row in rows:
+        row["methods"].update(cv.get(row["instance_id"], {}))
+    return rows
