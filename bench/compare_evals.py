@@ -27,30 +27,21 @@ for path in (ROOT, ROOT / "bench"):
 
 from environment import spider_commit  # noqa: E402 - bench/environment.py
 from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at  # noqa: E402
-from spider.query.evaluation.run import read_jsonl  # noqa: E402
-
-BASELINE = "der"  # whose solved instances every method should keep
+from spider.query.evaluation.run import instance_rows  # noqa: E402
+from spider.query.evaluation.summary import BASELINE  # noqa: E402 - whose solved instances every method should keep
 
 
 def load_run(directory: Path, k: int) -> tuple[dict[str, dict], dict[str, dict[str, float]]]:
-    """({instance: its row's id, language, m}, {method: {instance: Recall@k}}) of one results directory."""
+    """({instance: its language, m}, {method: {instance: Recall@k}}) of one results directory."""
     if not (directory / "instances.jsonl").is_file():
         raise SystemExit(f"compare_evals.py: {directory} holds no instances.jsonl (a `spider eval --out` directory)")
-    instances: dict[str, dict] = {}
+    rows = instance_rows(directory)
     recall: dict[str, dict[str, float]] = defaultdict(dict)
-    for name in ("instances.jsonl", "learned_cv.jsonl"):
-        if not (directory / name).is_file():
-            continue
-        for row in read_jsonl(directory / name):
-            if "m" in row:
-                instances[row["instance_id"]] = {"language": row["language"], "m": row["m"]}
-            m = instances.get(row["instance_id"], {}).get("m")
-            if m is None:  # a cross-validated row of an instance this run's instances.jsonl lacks
-                continue
-            for method, cells in row["methods"].items():
-                if str(k) in cells:
-                    recall[method][row["instance_id"]] = recall_at(cells[str(k)]["hits"], m, k)
-    return instances, dict(recall)
+    for row in rows:
+        for method, cells in row["methods"].items():
+            if str(k) in cells:
+                recall[method][row["instance_id"]] = recall_at(cells[str(k)]["hits"], row["m"], k)
+    return {row["instance_id"]: {"language": row["language"], "m": row["m"]} for row in rows}, dict(recall)
 
 
 def compare(before: tuple[dict, dict], after: tuple[dict, dict], methods: list[str] | None) -> dict[str, dict]:
@@ -84,9 +75,10 @@ def compare(before: tuple[dict, dict], after: tuple[dict, dict], methods: list[s
 
 
 def report(result: dict[str, dict], k: int, title: str, notes: str = "") -> str:
-    lines = [f"# {title}", "", *([notes, ""] if notes else []), f"Recall@{k} per group over the instances both runs answered; p: paired bootstrap of "
-             f"the difference; kept: of the instances {BASELINE.upper()} solves, how many stay solved (before → "
-             "after), and which the second run loses.", ""]
+    lines = [f"# {title}", "", *([notes, ""] if notes else []),
+             f"Recall@{k} per group over the instances both runs answered; p: paired bootstrap of the difference; "
+             f"kept: of the instances {BASELINE.upper()} solves, how many stay solved (before → after), and which the "
+             "second run loses.", ""]
     for method, groups in result.items():
         lines += [f"## {method}", "", f"| group | instances | before R@{k} | after R@{k} | difference | p | "
                   f"{BASELINE.upper()}-solved kept | lost after |", "|---|---:|---:|---:|---:|---:|---:|---|"]

@@ -78,8 +78,9 @@ def main() -> None:
         ways = {"dev-cv": dev_cv.result()[0], "all-cv": all_cv.result()[0],
                 "shipped": shipped_cells(proposals, SelectorModel.load(model_path()))}
     languages = sorted({row["language"] for row in rows.values()})
-    lines = [f"{DEFAULT} at K=20 (MAX_ACC_DROP {args.max_acc_drop}, class weight {args.class_weight}): R@20, and of the instances DER solves, how many "
-             "stay solved", "", "| way | group | instances | R@20 | DER solves → kept |", "|---|---|---:|---:|---:|"]
+    lines = [f"{DEFAULT} at K=20 (MAX_ACC_DROP {args.max_acc_drop}, class weight {args.class_weight}): R@20, "
+             "and of the instances DER solves, how many stay solved", "",
+             "| way | group | instances | R@20 | DER solves → kept |", "|---|---|---:|---:|---:|"]
     for way, cells in ways.items():
         for group in ("dev", *languages):
             members = [r for i, r in rows.items()

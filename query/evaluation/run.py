@@ -364,9 +364,12 @@ def read_results(path: Path) -> list[dict]:
 
 
 def instance_rows(eval_dir: Path) -> list[dict]:
-    """Every instance's cells, the out-of-fold (learned-cv) methods merged in as `spider eval` merges them."""
+    """Every instance's cells, the out-of-fold (learned-cv) methods merged in as `spider eval` merges them (where
+    `spider train-selector` wrote them)."""
     rows = read_results(eval_dir / "instances.jsonl")
-    cv = {row["instance_id"]: row["methods"] for row in read_results(eval_dir / "learned_cv.jsonl")}
+    cross_validated = eval_dir / "learned_cv.jsonl"
+    cv = ({row["instance_id"]: row["methods"] for row in read_results(cross_validated)}
+          if cross_validated.is_file() else {})
     for row in rows:
         row["methods"].update(cv.get(row["instance_id"], {}))
     return rows
