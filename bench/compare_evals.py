@@ -35,13 +35,17 @@ def load_run(directory: Path, k: int) -> tuple[dict[str, dict], dict[str, dict[s
     """({instance: its language, m}, {method: {instance: Recall@k}}) of one results directory."""
     if not (directory / "instances.jsonl").is_file():
         raise SystemExit(f"compare_evals.py: {directory} holds no instances.jsonl (a `spider eval --out` directory)")
-    rows = instance_rows(directory)
     recall: dict[str, dict[str, float]] = defaultdict(dict)
-    for row in rows:
-        for method, cells in row["methods"].items():
-            if str(k) in cells:
-                recall[method][row["instance_id"]] = recall_at(cells[str(k)]["hits"], row["m"], k)
-    return {row["instance_id"]: {"language": row["language"], "m": row["m"]} for row in rows}, dict(recall)
+    try:
+        rows = instance_rows(directory)
+        for row in rows:
+            for method, cells in row["methods"].items():
+                if str(k) in cells:
+                    recall[method][row["instance_id"]] = recall_at(cells[str(k)]["hits"], row["m"], k)
+        return {row["instance_id"]: {"language": row["language"], "m": row["m"]} for row in rows}, dict(recall)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise SystemExit(f"compare_evals.py: {directory} does not hold `spider eval` results ({error!r} missing or "
+                         "malformed)") from None
 
 
 def compare(before: tuple[dict, dict], after: tuple[dict, dict], methods: list[str] | None) -> dict[str, dict]:

@@ -63,3 +63,7 @@ def test_a_method_one_run_lacks_is_a_one_line_error(tmp_path):
                               compare_evals.load_run(tmp_path / "after", 1), ["hybrid"])
     with pytest.raises(SystemExit, match="holds no instances.jsonl"):
         compare_evals.load_run(tmp_path / "nowhere", 1)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "instances.jsonl").write_text('{"instance_id": "a", "methods": []}\n[1, 2]\n')
+    with pytest.raises(SystemExit, match="does not hold `spider eval` results"):
+        compare_evals.load_run(tmp_path / "other", 1)
