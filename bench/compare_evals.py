@@ -78,8 +78,9 @@ def compare(before: tuple[dict, dict], after: tuple[dict, dict], methods: list[s
     return result
 
 
-def report(result: dict[str, dict], k: int, title: str, notes: str = "") -> str:
+def report(result: dict[str, dict], k: int, title: str, notes: str = "", labels: tuple[str, str] | None = None) -> str:
     lines = [f"# {title}", "", *([notes, ""] if notes else []),
+             *([f"Before: {labels[0]}; after: {labels[1]}.", ""] if labels else []),
              f"Recall@{k} per group over the instances both runs answered; p: paired bootstrap of the difference; "
              f"kept: of the instances {BASELINE.upper()} solves, how many stay solved (before → after), and which the "
              "second run loses.", ""]
@@ -95,6 +96,11 @@ def report(result: dict[str, dict], k: int, title: str, notes: str = "") -> str:
     return "\n".join(lines)
 
 
+def recorded_command(argv: list[str], labels: dict[Path, str]) -> str:
+    """The command as run, each results directory in `labels` named by its label."""
+    return " ".join([Path(argv[0]).name, *(labels.get(Path(word), word) for word in argv[1:])])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("before", type=Path, help="the baseline's `spider eval` results directory")
@@ -103,16 +109,22 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=20, help="the cut-off (default: 20)")
     parser.add_argument("--title", default="Two runs compared")
     parser.add_argument("--notes", default="", help="what the two runs are (a paragraph below the title)")
+    parser.add_argument("--labels", nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="what to call the two runs in the report and its recorded command (their directories "
+                             "are local to this machine)")
     parser.add_argument("--out", type=Path, help="also write the report here (markdown; the figures beside, .json)")
     args = parser.parse_args()
     result = compare(load_run(args.before, args.k), load_run(args.after, args.k), args.method)
-    text = report(result, args.k, args.title, args.notes)
+    labels = tuple(args.labels) if args.labels else None
+    text = report(result, args.k, args.title, args.notes, labels)
     print(text)
     if args.out:
         args.out.write_text(text)
         args.out.with_suffix(".json").write_text(json.dumps(
             {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "spider": spider_commit(),
-             "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "k": args.k, "methods": result},
+             "command": recorded_command(sys.argv, {args.before: labels[0], args.after: labels[1]} if labels else {}),
+             **({"runs": {"before": labels[0], "after": labels[1]}} if labels else {}), "k": args.k,
+             "methods": result},
             indent=2) + "\n")
 
 

@@ -67,3 +67,16 @@ def test_a_method_one_run_lacks_is_a_one_line_error(tmp_path):
     (tmp_path / "other" / "instances.jsonl").write_text('{"instance_id": "a", "methods": []}\n[1, 2]\n')
     with pytest.raises(SystemExit, match="does not hold `spider eval` results"):
         compare_evals.load_run(tmp_path / "other", 1)
+
+
+def test_labels_stand_for_the_local_results_directories_in_the_written_command(tmp_path, monkeypatch):
+    for name in ("before", "after"):
+        write_run(tmp_path / name, {"a": {"der": HIT}})
+    out = tmp_path / "report.md"
+    monkeypatch.setattr("sys.argv", ["compare_evals.py", str(tmp_path / "before"), f"{tmp_path / 'after'}/",
+                                     "--labels", "RUN_A", "RUN_B", "--out", str(out)])
+    compare_evals.main()
+    written = json.loads(out.with_suffix(".json").read_text())
+    assert written["command"].startswith("compare_evals.py RUN_A RUN_B --labels RUN_A RUN_B --out ")
+    assert written["runs"] == {"before": "RUN_A", "after": "RUN_B"}
+    assert "Before: RUN_A; after: RUN_B." in out.read_text()
