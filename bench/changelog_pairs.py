@@ -10,10 +10,11 @@ trained on each sees the same functions and differs only in the texts' style.
 
     python bench/changelog_pairs.py --pairs PAIRS --repos DIR --out-messages M.jsonl --out-changelog C.jsonl
 
-A changelog file is CHANGES*, CHANGELOG*, HISTORY*, NEWS*, RELEASE-NOTES*, changes.xml, or any file under a
-changes/, changelog/, changelog.d/, newsfragments/ or unreleased_history/ directory, outside vendored trees. Only
-added lines count, markup and links removed; a commit adding more than MAX_LINES lines to them (a release's
-compilation, an imported file) or an entry of fewer than MIN_WORDS words is left out.
+A changelog file is CHANGES, CHANGELOG, HISTORY, NEWS or RELEASE-NOTES (bare, .md, .markdown, .rst, .txt or
+.adoc), changes.xml, or any file under a changes/, changelog/, changelog.d/, newsfragments/ or unreleased_history/
+directory, outside vendored trees (a source file such as news_feed.py is none). Only added lines count, markup
+and links removed; a commit adding more than MAX_LINES lines to them (a release's compilation, an imported file)
+or an entry of fewer than MIN_WORDS words is left out.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.tuning.messages import MAX_CHARS  # noqa: E402
 from spider.query.evaluation.run import find_repository  # noqa: E402
 
-CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_]notes)[^/]*$|(^|/)changes\.xml$"
+CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_]notes)(\.(md|markdown|rst|txt|adoc))?$"
+                       r"|(^|/)changes\.xml$"
                        r"|(^|/)(changes|changelog|changelog\.d|newsfragments|unreleased_history)/", re.I)
 VENDORED = re.compile(r"(^|/)(vendor|third_party|third-party|external|deps|node_modules)/")
 MAX_LINES = 40
