@@ -59,19 +59,13 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
         raise SystemExit(f"{instance.id}: {repo} @ {snapshot[:12]} is not indexed with {model} (SPIDER_EMBED_MODEL, "
                          "else the default): run `spider eval` on the same instances with that model first")
     dense = first_stage(store, repo, snapshot, issue, Origin.DENSE, n, TestPolicy.EXCLUDE).scored
-    lexical = snapshot_index(store, repo, snapshot)
-    tests = lexical.test_ids
-    sparse = lexical.search(issue, n, tests)
-    named = match_mentions(issue_mentions(issue), FunctionNames.of(i for i in lexical.node_ids if i not in tests),
-                           store, repo, snapshot, lexical)
+    sparse, named, hits = lexical_evidence(store, instance, n)
     dense_place = {i: p for p, (i, _) in enumerate(dense, start=1)}
     bm25_place = {i: p for p, (i, _) in enumerate(sparse, start=1)}
     mentioned, fused = fuse_hybrid(list(dense_place), list(bm25_place), named)
     mention_place = {i: p for p, i in enumerate(mentioned, start=1)}
     dense_score, bm25_score = dict(dense), dict(sparse)
     best = max(bm25_score.values(), default=1.0) or 1.0
-    spans = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
-    targets = {i for i, span in spans.items() if any(span.overlaps(t) for t in instance.targets)}
     ids = list(dict.fromkeys([*dense_place, *bm25_place, *mention_place]))
 
     def reciprocal(place: int | None) -> float:
@@ -82,9 +76,23 @@ def candidates_of(store, instance, n: int, model: str) -> dict:
              *(float(named.get(i) == kind) for kind in Named)] for i in ids]
     rrf = [i for i, _ in fused]
     return {"instance_id": instance.id, "repo": repo, "language": instance.language, "m": len(instance.targets),
-            "ids": ids, "x": rows, "targets": sorted(targets), "rrf": rrf[:K],
-            "rankings": [list(dense_place), list(bm25_place), mentioned],
-            "hits": {i: [t for t, target in enumerate(instance.targets) if spans[i].overlaps(target)] for i in targets}}
+            "ids": ids, "x": rows, "targets": sorted(hits), "rrf": rrf[:K],
+            "rankings": [list(dense_place), list(bm25_place), mentioned], "hits": hits}
+
+
+def lexical_evidence(store, instance, n: int) -> tuple[list[tuple[str, float]], dict[str, Named], dict[str, list[int]]]:
+    """The instance's BM25 top-n and the functions its issue names, test code left out as the hybrid first stage
+    leaves it out; and the targets each function hits ({function: indices of the targets it overlaps}, only
+    functions that overlap one)."""
+    repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
+    lexical = snapshot_index(store, repo, snapshot)
+    tests = lexical.test_ids
+    sparse = lexical.search(issue, n, tests)
+    named = match_mentions(issue_mentions(issue), FunctionNames.of(i for i in lexical.node_ids if i not in tests),
+                           store, repo, snapshot, lexical)
+    spans = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
+    hits = {i: [t for t, target in enumerate(instance.targets) if span.overlaps(target)] for i, span in spans.items()}
+    return sparse, named, {i: targets for i, targets in hits.items() if targets}
 
 
 def write_dump(path: Path, rows: Iterable[dict], total: int) -> None:

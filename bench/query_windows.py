@@ -36,6 +36,7 @@ for path in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(path))
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from fusion import lexical_evidence  # noqa: E402 - bench/fusion.py
 from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.graph import neo4j_local  # noqa: E402
 from spider.indexer.pipeline.index import is_indexed  # noqa: E402
@@ -43,12 +44,10 @@ from spider.indexer.settings import Settings  # noqa: E402
 from spider.indexer.vectors.embedding import open_embedder, resolve_spec  # noqa: E402
 from spider.indexer.vectors.store import open_vector_store  # noqa: E402
 from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at  # noqa: E402
-from spider.query.evaluation.run import functions_in_files, load_instances  # noqa: E402
-from spider.query.retrieve.bm25 import snapshot_index  # noqa: E402
+from spider.query.evaluation.run import load_instances  # noqa: E402
 from spider.query.retrieve.dense import snapshot_members  # noqa: E402
 from spider.query.retrieve.first_stage import fuse_hybrid  # noqa: E402
 from spider.query.retrieve.fusion import reciprocal_rank_fusion  # noqa: E402
-from spider.query.retrieve.mentions import FunctionNames, issue_mentions, match_mentions  # noqa: E402
 
 K = 20
 VARIANTS = ("first", "mean", "mean_first2", "max", "rrf")
@@ -59,14 +58,20 @@ def unit(vector: np.ndarray) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def issue_windows(embedder, text: str) -> list[str]:
-    """The issue as consecutive windows the model reads whole (max_tokens with the query prefix and the special
-    tokens), at most WINDOWS of them; the first is what the model's truncation keeps."""
+def counting_tokenizer(embedder):
+    """A copy of the model's tokenizer that neither truncates nor pads (as bench/embed.py counts tokens)."""
     from tokenizers import Tokenizer
 
-    counting = Tokenizer.from_str(embedder._tokenizer.to_str())  # as bench/embed.py counts tokens
+    counting = Tokenizer.from_str(embedder._tokenizer.to_str())
     counting.no_truncation()
     counting.no_padding()
+    return counting
+
+
+def issue_windows(embedder, counting, text: str) -> list[str]:
+    """The issue as consecutive windows the model reads whole (max_tokens with the query prefix and the special
+    tokens), at most WINDOWS of them, cut where `counting` (`counting_tokenizer`) puts the tokens; the first is
+    what the model's truncation keeps."""
     offsets = counting.encode(text, add_special_tokens=False).offsets
     size = max(embedder.max_tokens - len(counting.encode(embedder.spec.query_prefix).ids), 1)
     if len(offsets) <= size:
@@ -80,12 +85,12 @@ def embed_windows(embedder, windows: list[str]) -> np.ndarray:
     return np.stack([embedder.embed_query(window) for window in windows])
 
 
-def dense_variants(embedder, vectors, repo: str, members, issue: str, n: int) -> dict[str, list[str]]:
-    """The dense top-n of each reading of the issue (VARIANTS)."""
+def dense_variants(embedder, vectors, repo: str, members, issue: str, windows: np.ndarray,
+                   n: int) -> dict[str, list[str]]:
+    """The dense top-n of each reading of the issue (VARIANTS); `windows`: its windows' vectors."""
     def search(vector: np.ndarray) -> list[tuple[str, float]]:
         return [(hit.node_id, hit.score) for hit in vectors.search(vector, repo, limit=n, members=members)]
 
-    windows = embed_windows(embedder, issue_windows(embedder, issue))
     per_window = [search(v) for v in windows]
     doubled = np.ones(len(windows))
     doubled[0] = 2.0
@@ -100,32 +105,27 @@ def dense_variants(embedder, vectors, repo: str, members, issue: str, n: int) ->
     return {name: [i for i, _ in ranking] for name, ranking in scored.items()}
 
 
-def instance_row(store, embedder, vectors, instance, n: int) -> dict:
+def instance_row(store, embedder, counting, vectors, instance, n: int) -> dict:
     repo, snapshot, issue = instance.repo, instance.base_commit, instance.problem
     if not is_indexed(store.snapshot_state(repo, snapshot), embedder.name):
         raise SystemExit(f"query_windows.py: {instance.id}: {repo} @ {snapshot[:12]} is not indexed with "
                          f"{embedder.name}: run `spider eval` on the same instances first")
-    snapshot_members(store, repo, snapshot)  # caches the snapshot's members, as dense_ranking does first
-    dense = dense_variants(embedder, vectors, repo, snapshot_members(store, repo, snapshot, True), issue, n)
-    lexical = snapshot_index(store, repo, snapshot)
-    tests = lexical.test_ids
-    sparse = [i for i, _ in lexical.search(issue, n, tests)]
-    named = match_mentions(issue_mentions(issue), FunctionNames.of(i for i in lexical.node_ids if i not in tests),
-                           store, repo, snapshot, lexical)
-    spans = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
-    hits = {i: [t for t, target in enumerate(instance.targets) if span.overlaps(target)] for i, span in spans.items()}
+    clock = time.perf_counter()
+    embedder.embed_query(issue)
+    first_seconds = time.perf_counter() - clock
+    windows = issue_windows(embedder, counting, issue)
+    vectors_of_windows = embed_windows(embedder, windows)
+    whole_seconds = time.perf_counter() - clock - first_seconds
+    dense = dense_variants(embedder, vectors, repo, snapshot_members(store, repo, snapshot, True), issue,
+                           vectors_of_windows, n)
+    scored, named, hits = lexical_evidence(store, instance, n)
+    sparse = [i for i, _ in scored]
 
     def recall(ranked: list[str]) -> float:
         return recall_at([hits.get(i, ()) for i in ranked], len(instance.targets), K)
 
-    clock = time.perf_counter()
-    embedder.embed_query(issue)
-    first_seconds = time.perf_counter() - clock
-    windows = issue_windows(embedder, issue)
-    embed_windows(embedder, windows).mean(axis=0)
     row = {"instance_id": instance.id, "repo": repo, "language": instance.language, "windows": len(windows),
-           "sr": recall(sparse), "embed_first_s": round(first_seconds, 4),
-           "embed_whole_s": round(time.perf_counter() - clock - first_seconds, 4)}
+           "sr": recall(sparse), "embed_first_s": round(first_seconds, 4), "embed_whole_s": round(whole_seconds, 4)}
     for name, ranked in dense.items():
         row[f"der_{name}"] = recall(ranked)
         row[f"hybrid_{name}"] = recall([i for i, _ in fuse_hybrid(ranked, sparse, named)[1]])
@@ -194,11 +194,12 @@ def main() -> None:
         embedder = open_embedder(resolve_spec().name)
     except SpiderError as error:
         raise SystemExit(f"query_windows.py: {error}") from None
+    counting = counting_tokenizer(embedder)
     rows = []
     with neo4j_local.open_graph(Settings.from_env()) as store, \
             open_vector_store(embedder.name, embedder.dim) as vectors:
         for number, instance in enumerate(instances, start=1):
-            rows.append(instance_row(store, embedder, vectors, instance, args.n))
+            rows.append(instance_row(store, embedder, counting, vectors, instance, args.n))
             print(f"  {number}/{len(instances)}", end="\r", flush=True)
     counts = [r["windows"] for r in rows]
     result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
