@@ -62,6 +62,8 @@ def counting_tokenizer(embedder):
     """A copy of the model's tokenizer that neither truncates nor pads (as bench/embed.py counts tokens)."""
     from tokenizers import Tokenizer
 
+    if embedder._tokenizer is None:
+        raise SystemExit(f"query_windows.py: {embedder.name} exposes no tokenizer to cut an issue into windows with")
     counting = Tokenizer.from_str(embedder._tokenizer.to_str())
     counting.no_truncation()
     counting.no_padding()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 _PATH = Path(__file__).resolve().parents[3] / "bench" / "query_windows.py"
 _SPEC = importlib.util.spec_from_file_location("bench_query_windows", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
@@ -35,3 +37,11 @@ def test_the_summary_averages_each_reading_and_counts_the_der_solved_instances_e
                                  "embed_query_ms": {"first": {50: 1.0, 90: 2.0}, "whole": {50: 3.0, 90: 4.0}},
                                  "machine": {"nproc": 2, "cpu_model": "cpu"}})
     assert "| rust | 2 | 50% | 0.500 | 0.500 | 1.000 (p " in text
+
+
+def test_a_model_without_a_tokenizer_is_a_one_line_error():
+    class NoTokenizer:
+        name, _tokenizer = "m", None
+
+    with pytest.raises(SystemExit, match="m exposes no tokenizer"):
+        query_windows.counting_tokenizer(NoTokenizer())
