@@ -46,7 +46,7 @@ from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_c
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
 from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background, resolve_spec
-from spider.indexer.vectors.store import VectorStore, collection_name, open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, collection_name, open_vector_store
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
 BATCH_FILES = 64
@@ -242,7 +242,13 @@ def head_is_embedded(store: GraphStore, repo: str, versions: VersionsWritten | N
     head = versions.head if versions else None
     state = store.snapshot_state(repo, head) if head else None
     embedding = state.embedding if state and state.complete else None
-    return embedding is not None and embedding.model == model and recorded_here(embedding, vectors)
+    return embedded_with(embedding, model) and recorded_here(embedding, vectors)
+
+
+def embedded_with(embedding: EmbedStats | None, model: str) -> bool:
+    """Whether a snapshot's `embedding` holds what embedding it with `model` would write: its vectors, every
+    window of every function's (one embedded by a spider that made fewer windows gets the rest)."""
+    return embedding is not None and embedding.model == model and embedding.windows == WINDOWS_PER_FUNCTION
 
 
 def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: bool = False) -> list[GraphNode]:
@@ -283,10 +289,10 @@ def functions_to_embed(
 def is_indexed(state: Snapshot | None, model: str | None) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write, with
     vectors of the embedding model `model` (None: no vectors wanted): a snapshot indexed with --no-embed, or
-    embedded with another model, is embedded again; one written before versioning (no `seq`) or by a spider that
+    embedded with another model or fewer windows of code (`embedded_with`), is embedded again; one written before versioning (no `seq`) or by a spider that
     reads code otherwise (another `GRAPH_FORMAT`: a language added, a resolver fixed) is indexed again."""
     return bool(state and state.complete and state.versioned and state.graph_format == GRAPH_FORMAT
-                and (model is None or (state.embedding is not None and state.embedding.model == model)))
+                and (model is None or embedded_with(state.embedding, model)))
 
 
 def recall_indexed(

@@ -1,4 +1,5 @@
-"""Embed stage: every Function of a snapshot gets a vector; code already embedded for this repo is reused.
+"""Embed stage: every Function of a snapshot gets a vector per window of its code (`Embedder.function_windows`,
+at most WINDOWS_PER_FUNCTION); code already embedded for this repo is reused.
 
 A point is keyed by (repo, content_hash), so re-indexing another commit embeds only the functions whose id or
 code changed; the others are left untouched (the graph records which snapshots hold them). Vectors are written
@@ -15,8 +16,8 @@ from typing import Callable
 from spider.indexer.parse.facts import GraphNode
 from spider.indexer.schema import Label
 from spider.indexer.vectors.embed_stats import EmbedStats
-from spider.indexer.vectors.embedding import Embedder, function_text
-from spider.indexer.vectors.store import VectorStore
+from spider.indexer.vectors.embedding import Embedder
+from spider.indexer.vectors.store import WINDOW, WINDOWS_PER_FUNCTION, VectorStore
 
 CHUNK = 512  # texts embedded and inserted together
 
@@ -35,26 +36,31 @@ def embed_snapshot(
     code_of: Callable[[list[str]], dict[str, str]] | None = None,
     shared: int = 0,
 ) -> EmbedStats:
-    """`nodes` without code (taken from a base snapshot) get it from `code_of(ids)` if they must be embedded.
-    `shared`: the snapshot's other functions, known to have vectors (counted as reused, not looked up)."""
+    """`nodes` without code (taken from a base snapshot) get it from `code_of(ids)`. `shared`: the snapshot's
+    other functions, known to have vectors of every window (counted as reused, not looked up). A function with a
+    vector may still lack those of its later windows (embedded by a spider that made none, or interrupted):
+    they are looked up and embedded too."""
     started = time.perf_counter()
-    functions = {n.content_hash: n for n in nodes if n.label == Label.FUNCTION}
-    missing = vectors.missing(repo, list(functions))  # type: ignore[arg-type]  # every Function has a content hash
-    # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id.
-    todo = [functions[h] for h in missing]
-    codeless = [n.id for n in todo if n.code is None]
+    functions: dict[str, GraphNode] = {n.content_hash: n  # type: ignore[misc]  # every Function has a content hash
+                                       for n in nodes if n.label == Label.FUNCTION}
+    codeless = [n.id for n in functions.values() if n.code is None]
     if codeless and code_of is not None:
         code = code_of(codeless)
-        todo = [n if n.code is not None else dataclasses.replace(n, code=code[n.id]) for n in todo]
-    todo.sort(key=lambda n: (-len(n.code or ""), n.id))
+        functions = {h: n if n.code is not None else dataclasses.replace(n, code=code[n.id])
+                     for h, n in functions.items()}
+    windows = {h: embedder.function_windows(n.id, n.code or "", WINDOWS_PER_FUNCTION) for h, n in functions.items()}
+    missing = vectors.missing(repo, list(functions))
+    todo = [(h, w) for h in missing for w in range(1, len(windows[h]) + 1)]
+    todo += vectors.missing_windows(repo, {h: len(texts) for h, texts in windows.items()
+                                           if len(texts) > 1 and h not in missing})
+    # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id and window.
+    todo.sort(key=lambda job: (-len(windows[job[0]][job[1] - 1]), functions[job[0]].id, job[1]))
     advance = progress("embedding functions", len(todo))
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]
-        texts = [function_text(n.id, n.code or "", embedder.max_tokens) for n in chunk]
-        embedded = embedder.embed_documents(texts, progress=advance)
-        points = [(n.content_hash, vector, {"node_id": n.id, "path": n.path, "language": n.language, "kind": n.kind})
-                  for n, vector in zip(chunk, embedded)]
-        vectors.insert(repo, points)  # type: ignore[arg-type]  # every Function has a content hash
+        embedded = embedder.embed_documents([windows[h][w - 1] for h, w in chunk], progress=advance)
+        points = [(h, vector, point_payload(functions[h], w)) for (h, w), vector in zip(chunk, embedded)]
+        vectors.insert(repo, points)
     index_seconds = 0.0
     if todo:
         indexed = progress("indexing vectors", 1)
@@ -62,6 +68,12 @@ def embed_snapshot(
         vectors.build_index()
         index_seconds = time.perf_counter() - index_started
         indexed(1)
-    return EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, embedded=len(todo),
+    return EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, embedded=len(missing),
                       reused=len(functions) + shared - len(missing), seconds=round(time.perf_counter() - started, 3),
-                      index_seconds=round(index_seconds, 3), stores=(vectors.store_id,))
+                      index_seconds=round(index_seconds, 3), stores=(vectors.store_id,),
+                      windows=WINDOWS_PER_FUNCTION, later_windows=sum(w > 1 for _, w in todo))
+
+
+def point_payload(function: GraphNode, window: int) -> dict:
+    payload = {"node_id": function.id, "path": function.path, "language": function.language, "kind": function.kind}
+    return payload if window == 1 else {**payload, WINDOW: window}

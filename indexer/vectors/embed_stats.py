@@ -19,6 +19,8 @@ class EmbedStats:
     index_seconds: float = 0.0
     # `VectorStore.store_id`s holding every vector; None: embedded before spider recorded the stores
     stores: tuple[str, ...] | None = None
+    windows: int = 1  # windows of code embedded per function at most (1: before spider embedded more than one)
+    later_windows: int = 0  # vectors embedded for windows after a function's first
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EmbedStats:

@@ -14,8 +14,10 @@ name always means the build under this SPIDER_HOME, and the first use of one bui
 
 Embedding text: the `path:qualified_name` line (the node id), a newline, the code; cut to
 max_tokens * CHARS_PER_TOKEN characters before tokenizing (tokenizing 100 KB functions is wasted work), then
-truncated by the tokenizer to the model's max_tokens. Documents are sorted by token count before batching
-(padding is the waste on CPU); results come back in input order.
+truncated by the tokenizer to the model's max_tokens. A function longer than that is embedded again in the
+windows that follow (`Embedder.function_windows`: the same id line, the next max_tokens of its code), so what
+it does past its first lines is searchable too. Documents are sorted by token count before batching (padding
+is the waste on CPU); results come back in input order.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -346,6 +349,34 @@ class Embedder:
 
     def __repr__(self) -> str:
         return f"Embedder({self.name!r}, dim={self.dim}, max_tokens={self.max_tokens}, threads={self.threads})"
+
+    @functools.cached_property
+    def counting_tokenizer(self) -> Any:
+        """A copy of the model's tokenizer that neither truncates nor pads (None if it is not reachable)."""
+        if self._tokenizer is None:
+            return None
+        from tokenizers import Tokenizer
+
+        counting = Tokenizer.from_str(self._tokenizer.to_str())
+        counting.no_truncation()
+        counting.no_padding()
+        return counting
+
+    def function_windows(self, node_id: str, code: str, limit: int) -> list[str]:
+        """The embedding texts of a function, at most `limit`: its `function_text` (what the model reads of its
+        start), then, while its code goes on, the next windows of it, each after the same id line and as long
+        as the model reads whole. Without a reachable tokenizer, the first alone."""
+        first = function_text(node_id, code, self.max_tokens)
+        counting = self.counting_tokenizer
+        if counting is None or limit <= 1:
+            return [first]
+        head = len(counting.encode(f"{self.spec.doc_prefix}{node_id}\n").ids)  # the special tokens included
+        size = self.max_tokens - head
+        if size <= 0 or len(code.encode()) <= size:  # a token covers a byte at least: one window holds it all
+            return [first]
+        offsets = counting.encode(code[: limit * size * CHARS_PER_TOKEN], add_special_tokens=False).offsets
+        return [first] + [f"{node_id}\n{code[offsets[start][0]:offsets[min(start + size, len(offsets)) - 1][1]]}"
+                          for start in range(size, min(len(offsets), limit * size), size)]
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text after truncation (character counts if the tokenizer is not reachable)."""

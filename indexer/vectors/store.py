@@ -6,8 +6,10 @@
   `QdrantClient`, it also runs on qdrant-client's local mode, which is how the tests stand in for a server.
 
 A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, so code that does not change is
-embedded once however many snapshots contain it. Points are immutable: payload repo, content_hash, node_id,
-path, language, kind, with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
+embedded once however many snapshots contain it. A function longer than the model reads has up to
+WINDOWS_PER_FUNCTION points, one per window of its code (`point_id(repo, content_hash, window)`); a search
+scores a function by its best window. Points are immutable: payload repo, content_hash, node_id, path,
+language, kind (and `window` from the second on), with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
 graph knows it (every Function node carries its content_hash), and a search takes the wanted snapshot's
 functions as `members` (`members_of`: point key -> node id and content hash), so a search reads no payload at all.
 Keeping membership out of the payload is what lets the points
@@ -45,7 +47,12 @@ SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
 REPO = "repo"
 CONTENT_HASH = "content_hash"
 NODE_ID = "node_id"
+WINDOW = "window"  # payload of a function's second and later points: which window of its code it embeds
 HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search without members reads of the payload
+# Points per function at most: its first window (what the model reads of its start) and the next ones of its
+# code. Measured in bench/function_windows.py: a fix's functions are often longer than one window (72% of the
+# C targets), and their later windows are what the issue describes.
+WINDOWS_PER_FUNCTION = 8
 LEGACY_SNAPSHOTS = "snapshots"  # the payload list of snapshots stores written before membership moved to the graph
 
 UPSERT_BATCH = 256  # points per insert request
@@ -94,14 +101,38 @@ def _point_uuid(repo: str, content_hash: str) -> uuid.UUID:
     return uuid.uuid5(SPIDER_NAMESPACE, f"{repo}\n{content_hash}")
 
 
-def point_id(repo: str, content_hash: str) -> str:
-    """The point of one piece of code in one repo: uuid5 of (repo, content_hash), as a canonical UUID string."""
-    return str(_point_uuid(repo, content_hash))
+def window_key(key: int, window: int) -> int:
+    """The key of a function's `window`-th point (1: its own, `point_key`): the number of the window less one
+    in the key's lowest bits, so a hit on any window maps back to its function without a table."""
+    return key ^ (window - 1)
+
+
+def point_id(repo: str, content_hash: str, window: int = 1) -> str:
+    """The point of one piece of code in one repo (of its `window`-th window of code): uuid5 of (repo,
+    content_hash), `window_key`'d, as a canonical UUID string."""
+    return str(uuid.UUID(int=window_key(_point_uuid(repo, content_hash).int, window)))
 
 
 def point_key(repo: str, content_hash: str) -> int:
     """`point_id` as the integer of its UUID: what a search matches hits by (no UUID-to-string per hit)."""
     return _point_uuid(repo, content_hash).int
+
+
+def member_of(members: Members, key: int) -> tuple[str, str] | None:
+    """The function of `members` a point (`key`, any of its windows) embeds, or None."""
+    for window in range(1, WINDOWS_PER_FUNCTION + 1):
+        if (member := members.get(window_key(key, window))) is not None:
+            return member
+    return None
+
+
+def best_per_function(hits: Iterable[Hit]) -> list[Hit]:
+    """Each function's best-scoring hit (its windows' best cosine), `order_hits` ordered."""
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        if hit.node_id not in best or hit.score > best[hit.node_id].score:
+            best[hit.node_id] = hit
+    return order_hits(best.values())
 
 
 def members_of(repo: str, functions: Iterable[Sequence[str]]) -> dict[int, tuple[str, str]]:
@@ -157,9 +188,13 @@ class VectorStore(ABC):
 
     def missing(self, repo: str, content_hashes: Iterable[str]) -> set[str]:
         """The hashes that have no point yet in `repo` (to embed before `insert`)."""
-        by_id = {point_id(repo, h): h for h in content_hashes}
+        return {h for h, _ in self.missing_windows(repo, {h: 1 for h in content_hashes}, first=1)}
+
+    def missing_windows(self, repo: str, windows: Mapping[str, int], first: int = 2) -> set[tuple[str, int]]:
+        """(content_hash, window) of the windows `first`..windows[content_hash] that have no point in `repo`."""
+        by_id = {point_id(repo, h, w): (h, w) for h, n in windows.items() for w in range(first, n + 1)}
         found = self._existing_ids(list(by_id))
-        return {h for pid, h in by_id.items() if pid not in found}
+        return {key for pid, key in by_id.items() if pid not in found}
 
     def holds_all(self, repo: str, content_hashes: Iterable[str], thorough: bool) -> bool:
         """Whether every hash has its point in `repo`: each one looked up if `thorough`, else a few spread over
@@ -170,11 +205,12 @@ class VectorStore(ABC):
         return not self.missing(repo, hashes)
 
     def insert(self, repo: str, points: Iterable[Point]) -> int:
-        """Store (content_hash, vector, payload) points of `repo`; returns how many were new. A point that exists
-        keeps its vector (same repo and content hash: same code, same embedding)."""
+        """Store (content_hash, vector, payload) points of `repo` (payload `window`: the function's window it
+        embeds, 1 if absent); returns how many were new. A point that exists keeps its vector (same repo and
+        content hash: same code, same embedding)."""
         prepared: dict[str, tuple[np.ndarray, dict[str, Any]]] = {}
         for content_hash, vector, payload in points:
-            pid = point_id(repo, content_hash)
+            pid = point_id(repo, content_hash, payload.get(WINDOW, 1))
             if pid in prepared:
                 continue
             if NODE_ID not in payload:
@@ -189,9 +225,9 @@ class VectorStore(ABC):
     def search(
         self, vector: Sequence[float] | np.ndarray, repo: str, limit: int = 100, members: Members | None = None,
     ) -> list[Hit]:
-        """The top-`limit` cosine neighbours among the points of `repo` that are `members` (the wanted snapshot's
-        functions, `members_of`; None: every point of the repo): exact where the engine has no HNSW index yet,
-        HNSW with ef >= 1.5 x the candidates fetched where it has one.
+        """The top-`limit` functions by cosine among the points of `repo` that are `members` (the wanted
+        snapshot's functions, `members_of`; None: every point of the repo), each scored by its best window:
+        exact where the engine has no HNSW index yet, HNSW with ef >= 1.5 x the candidates fetched where it has one.
 
         Candidates are fetched in proportion to the share of the repo's points that are members, and again,
         twice as many, in the rare case too few were. With members, hits are named from them and no payload is
@@ -210,14 +246,14 @@ class VectorStore(ABC):
             ef = max(HNSW_EF_MIN, fetch * 3 // 2)
             if members is None:
                 rows = self._query(query, repo, fetch, ef, payload=True)
-                hits = [Hit(payload[NODE_ID], score, payload[CONTENT_HASH])  # type: ignore[index]  # payload=True
-                        for score, _, payload in rows]
+                hits = best_per_function(Hit(payload[NODE_ID], score, payload[CONTENT_HASH])  # type: ignore[index]
+                                         for score, _, payload in rows)  # payload=True
             else:
                 rows = self._query(query, repo, fetch, ef, payload=False)
-                hits = [Hit(member[0], score, member[1]) for score, key, _ in rows
-                        if (member := members.get(key)) is not None]
+                hits = best_per_function(Hit(member[0], score, member[1]) for score, key, _ in rows
+                                         if (member := member_of(members, key)) is not None)
             if len(hits) >= wanted or len(rows) < fetch:
-                return order_hits(hits)[:limit]
+                return hits[:limit]
             fetch *= 2
 
     def delete_unused(self, repo: str, used: Collection[str]) -> int:
@@ -587,6 +623,7 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
 
 
 __all__ = [
-    "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore",
-    "collection_name", "members_of", "open_vector_store", "order_hits", "point_id", "point_key", "public_url",
+    "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore", "WINDOW",
+    "WINDOWS_PER_FUNCTION", "best_per_function", "collection_name", "member_of", "members_of", "open_vector_store",
+    "order_hits", "point_id", "point_key", "public_url", "window_key",
 ]

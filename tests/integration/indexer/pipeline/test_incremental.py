@@ -17,9 +17,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.pipeline import index
 from spider.indexer.pipeline.index import index_repository
+from spider.indexer.vectors import embed_stage
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, open_vector_store
 from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.generated_repos import edit, render, repos
@@ -102,6 +104,32 @@ def test_a_one_file_change_reparses_one_file_copies_the_rest_and_embeds_only_cha
     changes = diff_contents(read_contents(store, repo_name, first), read_contents(store, repo_name, second))
     assert changes.nodes_changed == [("File", "pkg/a.py"), ("Function", "pkg/a.py:two")]
     assert changes.counts()["nodes_added"] == changes.counts()["edges_added"] == 0
+
+
+def test_a_long_function_gets_a_point_per_window_and_a_snapshot_embedded_with_fewer_gets_the_rest(
+        tmp_path, store, repo_name, test_embedding_model, monkeypatch):
+    body = "".join(f"    total = total + index * {i}\n" for i in range(200))  # ~2,400 tokens: several windows
+    root, sha = make_repo(tmp_path / "repo", {"big.py": f"def big(total, index):\n{body}    return total\n",
+                                              "small.py": "def small():\n    return 1\n"})
+    embedder = open_embedder(test_embedding_model)
+    windows = len(embedder.function_windows("big.py:big", f"def big(total, index):\n{body}    return total\n",
+                                            WINDOWS_PER_FUNCTION))
+    assert windows == WINDOWS_PER_FUNCTION
+    with monkeypatch.context() as older:  # a spider that embedded the first window alone
+        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
+        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+        before = index_repository(store, str(root), repo=repo_name, rev=sha)
+    assert (before.embedding.windows, before.embedding.embedded, before.embedding.later_windows) == (1, 2, 0)
+
+    upgraded = index_repository(store, str(root), repo=repo_name, rev=sha)
+
+    assert not upgraded.already_indexed
+    assert (upgraded.embedding.windows, upgraded.embedding.embedded, upgraded.embedding.reused,
+            upgraded.embedding.later_windows) == (WINDOWS_PER_FUNCTION, 0, 2, windows - 1)
+    with open_vector_store(embedder.name, embedder.dim) as vectors:
+        assert vectors.count(repo_name) == 1 + windows
+    again = index_repository(store, str(root), repo=repo_name, rev=sha)
+    assert again.already_indexed and again.embedding.later_windows == windows - 1  # as recorded: nothing new
 
 
 def test_a_base_written_by_another_graph_format_is_not_used(tmp_path, store, repo_name, monkeypatch):

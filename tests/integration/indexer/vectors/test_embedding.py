@@ -206,3 +206,25 @@ def test_a_delta_that_is_not_the_manifests_is_refused_and_nothing_is_built(tmp_p
     with pytest.raises(SpiderError, match=r"forged.delta.safetensors is not minilm-history's weight delta \(sha256"):
         model_build.build_model(tmp_path / "out", tampered)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["forged.delta.safetensors"]
+
+
+def test_a_long_function_is_embedded_in_consecutive_windows_under_its_id(tiny_dir: Path) -> None:
+    register_model("test/tiny-32", tiny_dir, dim=32, pooling="mean", doc_prefix="doc ", max_tokens=32)
+    model = open_embedder("test/tiny-32")
+    node_id = "pkg/big.py:process"
+    words = [f"w{i}" for i in range(400)]  # outside the tiny vocabulary: a few tokens each
+    code = "\n".join(words)
+    counting = model.counting_tokenizer
+    windows = model.function_windows(node_id, code, limit=8)
+
+    assert windows[0] == function_text(node_id, code, 32)  # the first is what the model reads of the function
+    assert all(w.startswith(node_id + "\n") for w in windows)
+    head = len(counting.encode("doc " + node_id + "\n").ids)
+    assert all(len(counting.encode("doc " + w).ids) <= 32 for w in windows[1:])  # each read whole
+    assert len(counting.encode("doc " + windows[1]).ids) == 32
+    rest = "".join(w[len(node_id) + 1:] for w in windows[1:])
+    read_first = counting.encode(code, add_special_tokens=False).offsets[32 - head - 1][1]
+    assert code[read_first:].replace("\n", "").startswith(rest.replace("\n", ""))  # the code, in order, no overlap
+    assert len(windows) == 8  # capped
+    assert model.function_windows(node_id, "def f(): pass", limit=8) == [function_text(node_id, "def f(): pass", 32)]
+    assert model.function_windows(node_id, code, limit=1) == windows[:1]

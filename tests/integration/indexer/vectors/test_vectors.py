@@ -21,6 +21,7 @@ import pytest
 from qdrant_client import QdrantClient
 from spider.indexer.errors import SpiderError
 from spider.indexer.vectors.store import (
+    WINDOW,
     EdgeVectorStore,
     Hit,
     Members,
@@ -220,6 +221,29 @@ def test_insert_batches_and_hits_carry_the_node_id_and_content_hash(store):
     assert (top.node_id, top.content_hash) == ("src/x.py:fh777", "h777")
     assert abs(top.score - 1.0) < 1e-5
     assert store.count("r") == 1100
+
+
+def test_a_function_is_found_by_its_best_window_once_and_its_windows_go_with_it(store):
+    rng = np.random.default_rng(13)
+    base = {h: rng.standard_normal(DIM) for h in ("a", "b", "c")}
+    later = rng.standard_normal(DIM)  # b's third window: the only point near the query
+    assert store.insert("r", [(h, v, payload(f"m.py:f_{h}")) for h, v in base.items()]) == 3
+    assert store.insert("r", [("b", rng.standard_normal(DIM), {**payload("m.py:f_b"), WINDOW: 2}),
+                              ("b", later, {**payload("m.py:f_b"), WINDOW: 3})]) == 2
+    assert store.count("r") == 5
+    query = later + 0.01 * rng.standard_normal(DIM)
+
+    for members in (own("r", ["a", "b", "c"]), None):
+        hits = store.search(query, "r", 3, members)
+        assert [h.node_id for h in hits][0] == "m.py:f_b"
+        assert sorted(h.node_id for h in hits) == ["m.py:f_a", "m.py:f_b", "m.py:f_c"]  # b once
+        assert hits[0].score > 0.99 and hits[0].content_hash == "b"
+    assert store.search(query, "r", 3, own("r", ["a", "c"]))[0].node_id != "m.py:f_b"  # not a member: no window
+    assert store.missing_windows("r", {"a": 2, "b": 4}) == {("a", 2), ("b", 4)}
+    assert store.missing("r", ["b", "d"]) == {"d"}
+
+    assert store.delete_unused("r", {"a", "c"}) == 3  # b and its two later windows
+    assert store.count("r") == 2
 
 
 # ---- (3) missing --------------------------------------------------------------------------------------------------

@@ -5,9 +5,10 @@ from __future__ import annotations
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.cache import GRAPH_FORMAT
 from spider.indexer.pipeline.index import is_indexed
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION
 
 MODEL = "all-MiniLM-L6-v2"
-EMBEDDED = {"model": MODEL, "dim": 384, "embedded": 3, "reused": 0, "stores": []}
+EMBEDDED = {"model": MODEL, "dim": 384, "embedded": 3, "reused": 0, "stores": [], "windows": WINDOWS_PER_FUNCTION}
 
 
 def snapshot(**stats) -> Snapshot:
@@ -32,3 +33,10 @@ def test_a_snapshot_embedded_with_another_model_is_embedded_again():
 def test_an_incomplete_or_unembedded_snapshot_is_indexed_again():
     assert not is_indexed(snapshot(), MODEL)
     assert not is_indexed(None, None)
+
+
+def test_a_snapshot_embedded_with_fewer_windows_of_code_is_embedded_again():
+    older = {k: v for k, v in EMBEDDED.items() if k != "windows"}  # recorded before spider embedded windows
+    assert not is_indexed(snapshot(embedding=older), MODEL)
+    assert not is_indexed(snapshot(embedding={**EMBEDDED, "windows": WINDOWS_PER_FUNCTION // 2}), MODEL)
+    assert is_indexed(snapshot(embedding=older), None)  # its graph is current

@@ -8,7 +8,17 @@ import sys
 import uuid
 
 import pytest
-from spider.indexer.vectors.store import SPIDER_NAMESPACE, collection_name, members_of, point_id, point_key, public_url
+from spider.indexer.vectors.store import (
+    SPIDER_NAMESPACE,
+    WINDOWS_PER_FUNCTION,
+    collection_name,
+    member_of,
+    members_of,
+    point_id,
+    point_key,
+    public_url,
+    window_key,
+)
 
 SAFE = re.compile(r"^[a-z0-9][a-z0-9-]{0,98}[a-z0-9]$")
 
@@ -68,3 +78,14 @@ def test_point_key_is_the_point_ids_integer_and_members_are_keyed_by_it():
 ])
 def test_a_server_store_shows_and_records_its_url_without_secrets(url, shown):
     assert public_url(url) == shown
+
+
+def test_a_later_window_of_a_function_has_its_own_point_that_maps_back_to_the_function():
+    assert point_id("org/repo", "abc123", 1) == point_id("org/repo", "abc123")
+    windows = [point_id("org/repo", "abc123", w) for w in range(1, WINDOWS_PER_FUNCTION + 1)]
+    assert len(set(windows)) == WINDOWS_PER_FUNCTION
+    members = members_of("org/repo", [("m.py:f", "abc123")])
+    assert all(member_of(members, uuid.UUID(pid).int) == ("m.py:f", "abc123") for pid in windows)
+    assert member_of(members, uuid.UUID(point_id("org/repo", "other")).int) is None
+    beyond = window_key(point_key("org/repo", "abc123"), WINDOWS_PER_FUNCTION + 1)
+    assert member_of(members, beyond) is None  # only the windows a function may have
