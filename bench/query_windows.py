@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -59,15 +60,10 @@ def unit(vector: np.ndarray) -> np.ndarray:
 
 
 def counting_tokenizer(embedder):
-    """A copy of the model's tokenizer that neither truncates nor pads (as bench/embed.py counts tokens)."""
-    from tokenizers import Tokenizer
-
-    if embedder._tokenizer is None:
+    """The model's tokenizer without truncation or padding (`Embedder.counting_tokenizer`), or a one-line exit."""
+    if embedder.counting_tokenizer is None:
         raise SystemExit(f"query_windows.py: {embedder.name} exposes no tokenizer to cut an issue into windows with")
-    counting = Tokenizer.from_str(embedder._tokenizer.to_str())
-    counting.no_truncation()
-    counting.no_padding()
-    return counting
+    return embedder.counting_tokenizer
 
 
 def issue_windows(embedder, counting, text: str) -> list[str]:
@@ -134,25 +130,52 @@ def instance_row(store, embedder, counting, vectors, instance, n: int) -> dict:
     return row
 
 
-def summary(rows: list[dict]) -> dict:
+def summary(rows: list[dict], variants: tuple[str, ...] = VARIANTS,
+            long: Callable[[dict], bool] = lambda row: row["windows"] > 1) -> dict:
+    """Per group (all, each language): the mean R@K of each of `variants` (the first is the baseline the others'
+    paired p is against, and the one whose DER-solved instances are counted), SR's, the share of instances that
+    are `long`, and how many DER-solved instances each hybrid keeps."""
+    base = variants[0]
     groups = {}
-    solved = {r["instance_id"] for r in rows if r["der_first"] == 1.0}
+    solved = {r["instance_id"] for r in rows if r[f"der_{base}"] == 1.0}
     for group in ["all", *sorted({r["language"] for r in rows})]:
         members = [r for r in rows if group in ("all", r["language"])]
         g: dict = {"instances": len(members), "sr": round(statistics.fmean(r["sr"] for r in members), 4),
-                   "long_share": round(sum(r["windows"] > 1 for r in members) / len(members), 3),
+                   "long_share": round(sum(map(long, members)) / len(members), 3),
                    "der_solved": sum(r["instance_id"] in solved for r in members)}
         for stage in ("der", "hybrid"):
-            base = [r[f"{stage}_first"] for r in members]
-            for name in VARIANTS:
+            baseline = [r[f"{stage}_{base}"] for r in members]
+            for name in variants:
                 scores = [r[f"{stage}_{name}"] for r in members]
                 g[f"{stage}_{name}"] = round(statistics.fmean(scores), 4)
-                if name != "first":
-                    g[f"{stage}_{name}_p"] = round(paired_bootstrap_p(scores, base), 4)
-        for name in VARIANTS:
+                if name != base:
+                    g[f"{stage}_{name}_p"] = round(paired_bootstrap_p(scores, baseline), 4)
+        for name in variants:
             g[f"hybrid_{name}_kept"] = sum(r[f"hybrid_{name}"] == 1.0 for r in members if r["instance_id"] in solved)
         groups[group] = g
     return groups
+
+
+def tables(groups: dict, variants: tuple[str, ...], long_label: str, base_label: str) -> list[str]:
+    """`summary`'s groups as markdown: DER's and the hybrid's R@K per variant, then the DER-solved kept."""
+    base = variants[0]
+    lines = []
+    for stage, title in (("der", "DER (dense alone)"), ("hybrid", "The hybrid first stage (dense + BM25 + mentions)")):
+        lines += [f"## {title}", "", f"| group | instances | {long_label} | SR | " + " | ".join(variants) + " |",
+                  "|---|---:|---:|---:|" + "---:|" * len(variants)]
+        for group, g in groups.items():
+            cells = [f"{g[f'{stage}_{name}']:.3f}" + (f" (p {g[f'{stage}_{name}_p']:.2f})" if name != base else "")
+                     for name in variants]
+            lines.append(f"| {group} | {g['instances']} | {g['long_share']:.0%} | {g['sr']:.3f} | "
+                         + " | ".join(cells) + " |")
+        lines.append("")
+    lines += [f"Instances DER solves (every target in its top {K}, {base_label}) that the hybrid top {K} still "
+              "solves:", "", "| group | DER-solved | " + " | ".join(variants) + " |",
+              "|---|---:|" + "---:|" * len(variants)]
+    for group, g in groups.items():
+        lines.append(f"| {group} | {g['der_solved']} | "
+                     + " | ".join(str(g[f"hybrid_{name}_kept"]) for name in variants) + " |")
+    return lines
 
 
 def report(result: dict) -> str:
@@ -165,21 +188,7 @@ def report(result: dict) -> str:
              "instance (ms): " + "; ".join(f"{reading} p50 {t[50]}, p90 {t[90]}"
                                            for reading, t in result["embed_query_ms"].items())
              + f". Machine: {result['machine']['nproc']} cores, {result['machine']['cpu_model']}.", ""]
-    for stage, title in (("der", "DER (dense alone)"), ("hybrid", "The hybrid first stage (dense + BM25 + mentions)")):
-        lines += [f"## {title}", "", "| group | instances | longer than one window | SR | "
-                  + " | ".join(VARIANTS) + " |", "|---|---:|---:|---:|" + "---:|" * len(VARIANTS)]
-        for group, g in result["groups"].items():
-            cells = [f"{g[f'{stage}_{name}']:.3f}" + (f" (p {g[f'{stage}_{name}_p']:.2f})" if name != "first" else "")
-                     for name in VARIANTS]
-            lines.append(f"| {group} | {g['instances']} | {g['long_share']:.0%} | {g['sr']:.3f} | "
-                         + " | ".join(cells) + " |")
-        lines.append("")
-    lines += [f"Instances DER solves (every target in its top {K}, first window) that the hybrid top {K} still "
-              "solves:", "", "| group | DER-solved | " + " | ".join(VARIANTS) + " |",
-              "|---|---:|" + "---:|" * len(VARIANTS)]
-    for group, g in result["groups"].items():
-        lines.append(f"| {group} | {g['der_solved']} | "
-                     + " | ".join(str(g[f"hybrid_{name}_kept"]) for name in VARIANTS) + " |")
+    lines += tables(result["groups"], VARIANTS, "longer than one window", "first window")
     return "\n".join(lines) + "\n"
 
 

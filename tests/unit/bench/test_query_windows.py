@@ -41,7 +41,7 @@ def test_the_summary_averages_each_reading_and_counts_the_der_solved_instances_e
 
 def test_a_model_without_a_tokenizer_is_a_one_line_error():
     class NoTokenizer:
-        name, _tokenizer = "m", None
+        name, counting_tokenizer = "m", None
 
     with pytest.raises(SystemExit, match="m exposes no tokenizer"):
         query_windows.counting_tokenizer(NoTokenizer())
