@@ -69,7 +69,8 @@ def print_summary(report: IndexReport) -> None:
         click.echo(f"  resolution of IMPORTS/INVOKES/INHERITS: {_counts(report.resolutions)}")
     if report.embedding:
         e = report.embedding
-        click.echo(f"  embeddings ({e.model}, {e.dim}-d): {e.embedded:,} functions embedded, "
+        later = f" (and {e.later_windows:,} later windows of long functions)" if e.later_windows else ""
+        click.echo(f"  embeddings ({e.model}, {e.dim}-d): {e.embedded:,} functions embedded{later}, "
                    f"{e.reused:,} reused from earlier snapshots")
     else:
         click.echo("  embeddings: none (indexed with --no-embed)")

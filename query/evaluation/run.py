@@ -341,9 +341,10 @@ def run_evaluation(
             handle.writelines(json.dumps(p) + "\n" for p in proposals)
         with results.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
-        embedded = (indexing.get("embedding") or {}).get("embedded", 0)
+        embedding = indexing.get("embedding") or {}
+        embedded = f"{embedding.get('embedded', 0)} embedded, {embedding.get('later_windows', 0)} later windows"
         report(f"[{number}/{len(todo)}] {instance.id}: index {row['seconds']['index']:.1f}s"
-               f"{f' ({embedded} embedded)' if indexing['indexed'] else ' (reused)'}, methods {row['seconds']['methods']:.1f}s, "
+               f"{f' ({embedded})' if indexing['indexed'] else ' (reused)'}, methods {row['seconds']['methods']:.1f}s, "
                f"unmatched targets {len(row['unmatched_targets'])}/{row['m']}")
     (out_dir / "failures.jsonl").write_text("".join(json.dumps(f) + "\n" for f in failures))
     return results, failures
