@@ -16,9 +16,7 @@ the issue. Nothing is trained: every figure is out of fold by construction.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import json
 import statistics
 import sys
 import time
@@ -33,15 +31,10 @@ for path in (ROOT, ROOT / "bench"):
 
 from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
 from fusion import lexical_evidence  # noqa: E402 - bench/fusion.py
-from query_windows import K, summary, tables  # noqa: E402 - bench/query_windows.py
-from spider.indexer.errors import SpiderError  # noqa: E402
-from spider.indexer.graph import neo4j_local  # noqa: E402
+from query_windows import K, parse_arguments, rows_per_instance, summary, tables, write_results  # noqa: E402
 from spider.indexer.pipeline.index import is_indexed  # noqa: E402
-from spider.indexer.settings import Settings  # noqa: E402
-from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
-from spider.indexer.vectors.store import HNSW_EF_MIN, WINDOWS_PER_FUNCTION, open_vector_store, window_key  # noqa: E402
+from spider.indexer.vectors.store import HNSW_EF_MIN, WINDOWS_PER_FUNCTION, window_key  # noqa: E402
 from spider.query.evaluation.metrics import recall_at  # noqa: E402
-from spider.query.evaluation.run import load_instances  # noqa: E402
 from spider.query.retrieve.dense import snapshot_members  # noqa: E402
 from spider.query.retrieve.first_stage import fuse_hybrid  # noqa: E402
 
@@ -110,34 +103,17 @@ def report(result: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench", type=Path, required=True)
-    parser.add_argument("--subset", action="append", help="a subset of subsets.json; repeatable (default: dev)")
-    parser.add_argument("-n", type=int, default=500)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
-    args = parser.parse_args()
+    args = parse_arguments(__doc__)
     started = time.time()
-    instances = load_instances(args.bench, tuple(args.subset or ["dev"]))
-    try:
-        embedder = open_embedder()
-    except SpiderError as error:
-        raise SystemExit(f"function_windows.py: {error}") from None
-    rows = []
-    with neo4j_local.open_graph(Settings.from_env()) as store, \
-            open_vector_store(embedder.name, embedder.dim) as vectors:
-        for number, instance in enumerate(instances, start=1):
-            rows.append(instance_row(store, embedder, vectors, instance, args.n))
-            print(f"  {number}/{len(instances)}", end="\r", flush=True)
+    embedder, rows = rows_per_instance(
+        "function_windows.py", args,
+        lambda store, embedder, vectors, instance: instance_row(store, embedder, vectors, instance, args.n))
     result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
               "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "model": embedder.name, "n": args.n,
               "instances": len(rows), "vectors_per_function": vectors_per_function(rows),
               "groups": summary(rows, VARIANTS, lambda row: row["long_targets"] > 0), "rows": rows,
               "wall_seconds": round(time.time() - started, 1), "machine": machine(), "spider": spider_commit()}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "function_windows.json").write_text(json.dumps(result, indent=1) + "\n")
-    text = report(result)
-    (args.out / "function_windows.md").write_text(text)
-    print(text)
+    write_results(args.out, "function_windows", result, report(result))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -192,26 +192,49 @@ def report(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_arguments(doc: str) -> argparse.Namespace:
+    """The arguments of a script that reads indexed benchmark instances (this one, function_windows.py)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
     parser.add_argument("--subset", action="append", help="a subset of subsets.json; repeatable (default: dev)")
     parser.add_argument("-n", type=int, default=500)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
-    args = parser.parse_args()
-    started = time.time()
+    return parser.parse_args()
+
+
+def rows_per_instance(script: str, args: argparse.Namespace, row_of: Callable) -> tuple[Any, list[dict]]:
+    """The default model's embedder and `row_of(store, embedder, vectors, instance)` of each instance of
+    `args`' subsets, with progress; a model that cannot load is a one-line exit naming `script`."""
     instances = load_instances(args.bench, tuple(args.subset or ["dev"]))
     try:
         embedder = open_embedder(resolve_spec().name)
     except SpiderError as error:
-        raise SystemExit(f"query_windows.py: {error}") from None
-    counting = counting_tokenizer(embedder)
+        raise SystemExit(f"{script}: {error}") from None
     rows = []
     with neo4j_local.open_graph(Settings.from_env()) as store, \
             open_vector_store(embedder.name, embedder.dim) as vectors:
         for number, instance in enumerate(instances, start=1):
-            rows.append(instance_row(store, embedder, counting, vectors, instance, args.n))
+            rows.append(row_of(store, embedder, vectors, instance))
             print(f"  {number}/{len(instances)}", end="\r", flush=True)
+    return embedder, rows
+
+
+def write_results(out: Path, name: str, result: dict, text: str) -> None:
+    """`result` as out/name.json and its report `text` as out/name.md, and the report printed."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / f"{name}.md").write_text(text)
+    print(text)
+
+
+def main() -> None:
+    args = parse_arguments(__doc__)
+    started = time.time()
+
+    def row_of(store, embedder, vectors, instance) -> dict:
+        return instance_row(store, embedder, counting_tokenizer(embedder), vectors, instance, args.n)
+
+    embedder, rows = rows_per_instance("query_windows.py", args, row_of)
     counts = [r["windows"] for r in rows]
     result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
               "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "model": embedder.name, "n": args.n,
@@ -223,11 +246,7 @@ def main() -> None:
                                  for reading in ("first", "whole")},
               "groups": summary(rows), "rows": rows, "wall_seconds": round(time.time() - started, 1),
               "machine": machine(), "spider": spider_commit()}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "query_windows.json").write_text(json.dumps(result, indent=1) + "\n")
-    text = report(result)
-    (args.out / "query_windows.md").write_text(text)
-    print(text)
+    write_results(args.out, "query_windows", result, report(result))
 
 
 if __name__ == "__main__":
