@@ -113,14 +113,9 @@ def build_graph(git_dir: str, rev: str, name: str):
 
 
 def token_stats(embedder, texts: list[str]) -> dict:
-    """Token counts after the model's truncation, and before it (a copy of the tokenizer without truncation)."""
-    from tokenizers import Tokenizer
-
+    """Token counts after the model's truncation, and before it (`Embedder.counting_tokenizer`)."""
     after = np.asarray(embedder.token_lengths(texts))
-    untruncated = Tokenizer.from_str(embedder._tokenizer.to_str())
-    untruncated.no_truncation()
-    untruncated.no_padding()
-    before = np.asarray([len(e.ids) for e in untruncated.encode_batch(texts)])
+    before = np.asarray([len(e.ids) for e in embedder.counting_tokenizer.encode_batch(texts)])
     cut_chars = sum(len(t) for t in texts)
     return {
         "max_tokens": embedder.max_tokens,

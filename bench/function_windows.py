@@ -33,7 +33,7 @@ from environment import machine, spider_commit  # noqa: E402 - bench/environment
 from fusion import lexical_evidence  # noqa: E402 - bench/fusion.py
 from query_windows import K, parse_arguments, rows_per_instance, summary, tables, write_results  # noqa: E402
 from spider.indexer.pipeline.index import is_indexed  # noqa: E402
-from spider.indexer.vectors.store import HNSW_EF_MIN, WINDOWS_PER_FUNCTION, window_key  # noqa: E402
+from spider.indexer.vectors.store import HNSW_EF_MIN, WINDOWS_PER_FUNCTION, member_window  # noqa: E402
 from spider.query.evaluation.metrics import recall_at  # noqa: E402
 from spider.query.retrieve.dense import snapshot_members  # noqa: E402
 from spider.query.retrieve.first_stage import fuse_hybrid  # noqa: E402
@@ -44,15 +44,14 @@ VARIANTS = tuple(f"w{cap}" for cap in CAPS)
 
 def window_scores(vectors, query: np.ndarray, repo: str, members) -> dict[str, dict[int, float]]:
     """{member: {window: cosine}} for every point of the members' functions: the engine's nearest points of the
-    repo, all of them, each mapped to its function and window (`window_key`)."""
+    repo, all of them, each mapped to its function and window (`member_window`)."""
     points = vectors.count(repo)
     rows = vectors._query(vectors._vector(query), repo, points, max(HNSW_EF_MIN, points), payload=False)
     scores: dict[str, dict[int, float]] = {}
     for score, key, _ in rows:
-        for window in range(1, WINDOWS_PER_FUNCTION + 1):
-            if (member := members.get(window_key(key, window))) is not None:
-                scores.setdefault(member[0], {})[window] = score
-                break
+        if (found := member_window(members, key)) is not None:
+            (node_id, _), window = found
+            scores.setdefault(node_id, {})[window] = score
     return scores
 
 

@@ -289,8 +289,9 @@ def functions_to_embed(
 def is_indexed(state: Snapshot | None, model: str | None) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write, with
     vectors of the embedding model `model` (None: no vectors wanted): a snapshot indexed with --no-embed, or
-    embedded with another model or fewer windows of code (`embedded_with`), is embedded again; one written before versioning (no `seq`) or by a spider that
-    reads code otherwise (another `GRAPH_FORMAT`: a language added, a resolver fixed) is indexed again."""
+    embedded with another model or fewer windows of code (`embedded_with`), is embedded again; one written
+    before versioning (no `seq`) or by a spider that reads code otherwise (another `GRAPH_FORMAT`: a language
+    added, a resolver fixed) is indexed again."""
     return bool(state and state.complete and state.versioned and state.graph_format == GRAPH_FORMAT
                 and (model is None or embedded_with(state.embedding, model)))
 

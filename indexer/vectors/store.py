@@ -9,8 +9,8 @@ A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, s
 embedded once however many snapshots contain it. A function longer than the model reads has up to
 WINDOWS_PER_FUNCTION points, one per window of its code (`point_id(repo, content_hash, window)`); a search
 scores a function by its best window. Points are immutable: payload repo, content_hash, node_id, path,
-language, kind (and `window` from the second on), with a keyword index on `repo`. Which snapshots contain a point is NOT stored here: the
-graph knows it (every Function node carries its content_hash), and a search takes the wanted snapshot's
+language, kind (and `window` from the second on), with a keyword index on `repo`. Which snapshots contain a
+point is NOT stored here: the graph knows it (every Function node carries its content_hash), and a search takes the wanted snapshot's
 functions as `members` (`members_of`: point key -> node id and content hash), so a search reads no payload at all.
 Keeping membership out of the payload is what lets the points
 stay in HNSW segments: Qdrant moves any point whose payload changes out of its indexed segment, so a
@@ -118,12 +118,18 @@ def point_key(repo: str, content_hash: str) -> int:
     return _point_uuid(repo, content_hash).int
 
 
-def member_of(members: Members, key: int) -> tuple[str, str] | None:
-    """The function of `members` a point (`key`, any of its windows) embeds, or None."""
+def member_window(members: Members, key: int) -> tuple[tuple[str, str], int] | None:
+    """The function of `members` a point (`key`, any of its windows) embeds and which window it is, or None."""
     for window in range(1, WINDOWS_PER_FUNCTION + 1):
         if (member := members.get(window_key(key, window))) is not None:
-            return member
+            return member, window
     return None
+
+
+def member_of(members: Members, key: int) -> tuple[str, str] | None:
+    """The function of `members` a point (`key`, any of its windows) embeds, or None."""
+    found = member_window(members, key)
+    return found[0] if found is not None else None
 
 
 def best_per_function(hits: Iterable[Hit]) -> list[Hit]:
@@ -624,6 +630,6 @@ def open_vector_store(model_name: str, dim: int) -> VectorStore:
 
 __all__ = [
     "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore", "WINDOW",
-    "WINDOWS_PER_FUNCTION", "best_per_function", "collection_name", "member_of", "members_of", "open_vector_store",
-    "order_hits", "point_id", "point_key", "public_url", "window_key",
+    "WINDOWS_PER_FUNCTION", "best_per_function", "collection_name", "member_of", "member_window", "members_of",
+    "open_vector_store", "order_hits", "point_id", "point_key", "public_url", "window_key",
 ]

@@ -13,6 +13,7 @@ from spider.indexer.vectors.store import (
     WINDOWS_PER_FUNCTION,
     collection_name,
     member_of,
+    member_window,
     members_of,
     point_id,
     point_key,
@@ -86,6 +87,8 @@ def test_a_later_window_of_a_function_has_its_own_point_that_maps_back_to_the_fu
     assert len(set(windows)) == WINDOWS_PER_FUNCTION
     members = members_of("org/repo", [("m.py:f", "abc123")])
     assert all(member_of(members, uuid.UUID(pid).int) == ("m.py:f", "abc123") for pid in windows)
+    assert [member_window(members, uuid.UUID(pid).int) for pid in windows] == [
+        (("m.py:f", "abc123"), w) for w in range(1, WINDOWS_PER_FUNCTION + 1)]
     assert member_of(members, uuid.UUID(point_id("org/repo", "other")).int) is None
     beyond = window_key(point_key("org/repo", "abc123"), WINDOWS_PER_FUNCTION + 1)
     assert member_of(members, beyond) is None  # only the windows a function may have
