@@ -1,7 +1,7 @@
 """How much of a function should the dense ranking see? (issues 20 and 22: the first stage)
 
 The default model reads 256 tokens of a function (its id line and the start of its code), and the functions a
-fix changes are often longer: zstd's (C) in 72% of its targets. spider embeds a long function again in the
+fix changes are often longer (the report counts the instances with such a target). spider embeds a long function again in the
 windows that follow (`Embedder.function_windows`, at most WINDOWS_PER_FUNCTION) and scores it by its best
 window. For every benchmark instance (its snapshot indexed with embeddings, as `spider eval` leaves it) the
 dense ranking is computed from the first window alone and from the first 2, 4 and 8 windows, each then fused
