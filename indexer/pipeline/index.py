@@ -326,19 +326,20 @@ def recall_indexed(
         name, dim = embedding.model, embedding.dim
     held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
     with nullcontext(held) if held is not None else open_vector_store(name, dim) as here:
-        hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
-                                                                 snapshot=report.snapshot)]
-        here_before = embedding is not None and recorded_here(embedding, here)
-        if embedding is not None and here.holds_all(report.repo, hashes, thorough=not here_before):
-            if here_before:
+        if embedding is not None and recorded_here(embedding, here):
+            hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
+                                                                     snapshot=report.snapshot)]
+            if here.holds_all(report.repo, hashes, thorough=False):
                 return recalled
-            recalled.embedding = replace(embedding, stores=(*(embedding.stores or ()), here.store_id))
+        # Every window of every function is looked up here (a store an older spider filled holds first windows).
+        functions = stored_functions(store, report.repo, report.snapshot)
+        embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name), progress, vectors=here)
+        kept = embedding.stores or () if embedding is not None else ()
+        stores = (*(s for s in kept if s != here.store_id), here.store_id)
+        if embedding is not None and not embedded.embedded and not embedded.later_windows:
+            recalled.embedding = replace(embedding, stores=stores)  # all there: as recorded, and here
         else:
-            functions = stored_functions(store, report.repo, report.snapshot)
-            embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name), progress,
-                                   vectors=here)
-            kept = embedding.stores or () if embedding is not None else ()
-            recalled.embedding = replace(embedded, stores=(*(s for s in kept if s != here.store_id), here.store_id))
+            recalled.embedding = replace(embedded, stores=stores)
             recalled.already_indexed = False
             recalled.seconds["total"] = round(time.perf_counter() - started, 3)
         store.run_named("snapshot_embedding", repo=report.repo, snapshot=report.snapshot,

@@ -132,6 +132,35 @@ def test_a_long_function_gets_a_point_per_window_and_a_snapshot_embedded_with_fe
     assert again.already_indexed and again.embedding.later_windows == windows - 1  # as recorded: nothing new
 
 
+def test_a_store_holding_first_windows_alone_gets_the_rest_when_the_snapshot_is_indexed_there(
+        tmp_path, store, repo_name, spider_home, test_embedding_model, monkeypatch):
+    code = "def big(total, index):\n" + "".join(f"    total = total + index * {i}\n" for i in range(200)) + \
+        "    return total\n"
+    root, sha = make_repo(tmp_path / "repo", {"big.py": code, "small.py": "def small():\n    return 1\n"})
+    embedder = open_embedder(test_embedding_model)
+    windows = len(embedder.function_windows("big.py:big", code, WINDOWS_PER_FUNCTION))
+    b = tmp_path / "b"  # machine B: its own SPIDER_HOME, so its own vector store, on the session's Neo4j
+    shutil.copytree(spider_home / "models", b / "models")
+    with monkeypatch.context() as older:  # B's spider embedded the first window alone
+        older.setenv("SPIDER_HOME", str(b))
+        older.delenv("QDRANT_URL", raising=False)
+        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
+        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+        index_repository(store, str(root), repo=repo_name, rev=sha)
+    assert index_repository(store, str(root), repo=repo_name, rev=sha).embedding.stores  # A: every window, A's
+    monkeypatch.setenv("SPIDER_HOME", str(b))
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+
+    on_b = index_repository(store, str(root), repo=repo_name, rev=sha)  # B holds every first window: not enough
+
+    assert not on_b.already_indexed
+    assert (on_b.embedding.embedded, on_b.embedding.later_windows) == (0, windows - 1)
+    with open_vector_store(embedder.name, embedder.dim) as vectors:
+        assert vectors.count(repo_name) == 1 + windows
+    again = index_repository(store, str(root), repo=repo_name, rev=sha)
+    assert again.already_indexed and len(again.embedding.stores) == 2  # recorded in A and in B
+
+
 def test_a_base_written_by_another_graph_format_is_not_used(tmp_path, store, repo_name, monkeypatch):
     root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
     index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
