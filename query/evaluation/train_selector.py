@@ -185,14 +185,18 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
 
 
 def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print, max_acc_drop: float = MAX_ACC_DROP,
-                   class_weight: str | None = CLASS_WEIGHT) -> tuple[dict[str, dict[str, dict]], list[dict]]:
+                   class_weight: str | None = CLASS_WEIGHT,
+                   training: list[Proposal] | None = None) -> tuple[dict[str, dict[str, dict]], list[dict]]:
     """Each repository's instances answered by a model fit on the other repositories (per first stage and test
-    policy).
+    policy): on their `proposals`, or on their `training` proposals (another dump's: does a model fit on an
+    earlier first stage serve this one?).
     Returns {instance_id: {method: {K: cell}}} and each fold's held-out repository and thresholds."""
     cells: dict[str, dict[str, dict]] = defaultdict(dict)
     folds = repository_folds(proposals)
     summaries = []
     for repo, train, test in folds:
+        if training is not None:
+            train = [p for p in training if p.row["repo"] != repo]
         thresholds = {}
         for stage in sorted({p.stage for p in test}):
             weights = fit([p for p in train if p.stage == stage], max_acc_drop, class_weight)

@@ -179,6 +179,24 @@ def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     assert len((tmp_path / "learned_cv.jsonl").read_text().splitlines()) == 24
 
 
+def test_folds_fit_on_another_dump_leave_the_held_out_repository_out_of_it_too():
+    """The other dump (an earlier first stage) names the wrong candidate in a/x and b/y: c/z, answered by a model
+    fit on those alone, admits no target, though c/z's own rows there (the majority) name the right one."""
+    served = [Proposal(dumped(f"{repo}-{i}", repo, named=True)) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
+    training = [Proposal(dumped(f"earlier-{i}", "c/z", named=True)) for i in range(40)]
+    for proposal in served[:16]:
+        row = json.loads(json.dumps(proposal.row))
+        named, other = row["candidates"]
+        named["x"], other["x"] = other["x"], named["x"]
+        training.append(Proposal(row))
+
+    cells, folds = cross_validate(served, (4,), report=lambda _: None, training=training)
+
+    assert [f["held_out"] for f in folds] == ["a/x", "b/y", "c/z"] and len(cells) == 24
+    found = {i: c["spider-dense/learned-cv/contains:4"]["4"]["hits"][1] == [0] for i, c in cells.items()}
+    assert not any(found[f"c/z-{i}"] for i in range(8)) and all(found[f"a/x-{i}"] for i in range(8))
+
+
 def test_the_regression_is_calibrated_so_a_threshold_reads_as_a_share_of_targets():
     """One target among ten candidates: the fitted probabilities average the share of targets, not 0.5 (a weighted
     fit inflates them, and its threshold moves with the share of targets in each fold)."""
