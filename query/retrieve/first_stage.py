@@ -14,7 +14,7 @@ from spider.indexer.errors import InvalidInput
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import VectorStore, open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, open_vector_store
 from spider.query.results import Origin, Result
 from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
 from spider.query.retrieve.dense import dense_ranking
@@ -70,6 +70,12 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
     elif origin != Origin.BM25:
         dense, model = _dense(store, repo, snapshot, issue, n, tests == TestPolicy.EXCLUDE, embed_model, embedding,
                               vectors, seconds)
+        if embedding is not None and embedding.model == model and embedding.windows < WINDOWS_PER_FUNCTION:
+            notes.append(f"{repo} @ {snapshot[:12]} was embedded by an older spider, "
+                         + ("the first window of each function only" if embedding.windows == 1 else
+                            f"{embedding.windows} windows of each function at most")
+                         + ": a long function was scored by its opening lines (`spider index` of that commit "
+                         "embeds the rest)")
     clock = time.perf_counter() - loading
     left_out = tests_here if tests == TestPolicy.EXCLUDE else frozenset()
     sparse = lexical.search(issue, n, left_out) if lexical is not None else []
@@ -77,7 +83,8 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
         seconds["bm25"] = round(time.perf_counter() - clock, 4)
         return _demoted(Ranking(sparse, origin, seconds=seconds), tests, tests_here)
     if origin == Origin.DENSE:
-        return _demoted(Ranking(dense, origin, model, seconds), tests, which_are_tests(i for i, _ in dense))
+        return _demoted(Ranking(dense, origin, model, seconds, notes=notes), tests,
+                        which_are_tests(i for i, _ in dense))
     assert lexical is not None
     seconds["bm25"] = round(time.perf_counter() - clock, 4)
     clock = time.perf_counter()

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from spider.indexer.pipeline import index
+from spider.indexer.pipeline.index import index_repository
+from spider.indexer.vectors import embed_stage
 from spider.indexer.vectors.embedding import register_model
+from spider.query.retrieve.first_stage import Origin, first_stage
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.tiny_model import build_tiny_model
@@ -193,3 +197,19 @@ def test_without_embeddings_the_default_fuses_bm25_and_mentions_and_says_so(tmp_
     assert all(set(r["fused_from"] or {}) <= {"bm25"} for r in result["results"] if r["origin"] != "graph")
     dense = spider_query(ISSUE, "--repo", name, "--method", "der")
     assert dense.returncode == 2 and "indexed without embeddings" in dense.stderr
+
+
+def test_a_snapshot_embedded_with_fewer_windows_says_long_functions_were_scored_by_their_first(
+        tmp_path, store, repo_name, monkeypatch):
+    root, sha = make_repo(tmp_path / "repo", BILLING)
+    with monkeypatch.context() as older:  # a spider that embedded the first window alone
+        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
+        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+        index_repository(store, str(root), repo=repo_name, rev=sha)
+
+    for origin in (Origin.DENSE, Origin.HYBRID):
+        ranking = first_stage(store, repo_name, sha, ISSUE, origin, 10)
+        assert ranking.scored and [n for n in ranking.notes if "first window of each function only" in n], origin
+    assert not first_stage(store, repo_name, sha, ISSUE, Origin.BM25, 10).notes
+    index_repository(store, str(root), repo=repo_name, rev=sha)  # embeds the rest
+    assert not first_stage(store, repo_name, sha, ISSUE, Origin.HYBRID, 10).notes
