@@ -1,11 +1,12 @@
 """How much of a function should the dense ranking see? (issues 20 and 22: the first stage)
 
 The default model reads 256 tokens of a function (its id line and the start of its code), and the functions a
-fix changes are often longer (the report counts the instances with such a target). spider embeds a long function again in the
-windows that follow (`Embedder.function_windows`, at most WINDOWS_PER_FUNCTION) and scores it by its best
-window. For every benchmark instance (its snapshot indexed with embeddings, as `spider eval` leaves it) the
-dense ranking is computed from the first window alone and from the first 2, 4 and 8 windows, each then fused
-with BM25 and the issue's mentions exactly as the hybrid first stage does (test code excluded), scored at K=20.
+fix changes are often longer (the report counts the instances with such a target). spider embeds a long function
+again in the windows that follow (`Embedder.function_windows`, at most WINDOWS_PER_FUNCTION) and scores it by its
+best window. For every benchmark instance (its snapshot indexed with embeddings, as `spider eval` leaves it) the
+dense ranking is computed from the first window alone and from the first 2, 4, … windows up to
+WINDOWS_PER_FUNCTION (a branch that raises it measures more), each then fused with BM25 and the issue's mentions
+exactly as the hybrid first stage does (test code excluded), scored at K=20.
 
 Every window's score is read from the vector store (the snapshot must be embedded with windows: run
 `spider eval` on the same instances first, which embeds what a snapshot lacks); nothing is embedded here but
@@ -38,7 +39,7 @@ from spider.query.evaluation.metrics import recall_at  # noqa: E402
 from spider.query.retrieve.dense import snapshot_members  # noqa: E402
 from spider.query.retrieve.first_stage import fuse_hybrid  # noqa: E402
 
-CAPS = (1, 2, 4, 8)  # windows per function read
+CAPS = tuple(2 ** i for i in range(WINDOWS_PER_FUNCTION.bit_length()))  # windows per function read: 1, 2, 4, …
 VARIANTS = tuple(f"w{cap}" for cap in CAPS)
 
 
