@@ -6,9 +6,13 @@ import json
 import os
 import subprocess
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline import index
+from spider.indexer.vectors import embed_stage
 
 ISSUE = "checkout charges the wrong amount: the discount is applied twice to the order total"
 
@@ -75,3 +79,13 @@ def row_set(store: GraphStore, query: str, **params: object) -> set[tuple]:
     """The rows of a read query, as a set of tuples."""
     _, rows = store.read(query, params)
     return {tuple(row) for row in rows}
+
+
+@contextmanager
+def one_window_per_function(monkeypatch) -> Iterator:
+    """Inside it spider embeds each function's first window alone, as spiders before windows of code did (both
+    modules that read the cap see 1); yields the monkeypatch context for more of that older machine."""
+    with monkeypatch.context() as older:
+        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
+        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+        yield older

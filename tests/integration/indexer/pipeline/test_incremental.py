@@ -17,16 +17,14 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
-from spider.indexer.pipeline import index
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.vectors import embed_stage
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, open_vector_store
 from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.helpers import one_line_error, run_spider, succeeded
+from tests.integration.helpers import one_line_error, one_window_per_function, run_spider, succeeded
 
 
 def commit(root: Path, files: dict[str, str]) -> str:
@@ -115,9 +113,7 @@ def test_a_long_function_gets_a_point_per_window_and_a_snapshot_embedded_with_fe
     windows = len(embedder.function_windows("big.py:big", f"def big(total, index):\n{body}    return total\n",
                                             WINDOWS_PER_FUNCTION))
     assert windows == WINDOWS_PER_FUNCTION
-    with monkeypatch.context() as older:  # a spider that embedded the first window alone
-        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
-        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+    with one_window_per_function(monkeypatch):
         before = index_repository(store, str(root), repo=repo_name, rev=sha)
     assert (before.embedding.windows, before.embedding.embedded, before.embedding.later_windows) == (1, 2, 0)
 
@@ -141,11 +137,9 @@ def test_a_store_holding_first_windows_alone_gets_the_rest_when_the_snapshot_is_
     windows = len(embedder.function_windows("big.py:big", code, WINDOWS_PER_FUNCTION))
     b = tmp_path / "b"  # machine B: its own SPIDER_HOME, so its own vector store, on the session's Neo4j
     shutil.copytree(spider_home / "models", b / "models")
-    with monkeypatch.context() as older:  # B's spider embedded the first window alone
+    with one_window_per_function(monkeypatch) as older:  # B's spider embedded the first window alone
         older.setenv("SPIDER_HOME", str(b))
         older.delenv("QDRANT_URL", raising=False)
-        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
-        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
         index_repository(store, str(root), repo=repo_name, rev=sha)
     assert index_repository(store, str(root), repo=repo_name, rev=sha).embedding.stores  # A: every window, A's
     monkeypatch.setenv("SPIDER_HOME", str(b))

@@ -6,15 +6,20 @@ from __future__ import annotations
 import json
 
 import pytest
-from spider.indexer.pipeline import index
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.vectors import embed_stage
 from spider.indexer.vectors.embedding import register_model
 from spider.query.retrieve.first_stage import Origin, first_stage
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.tiny_model import build_tiny_model
-from tests.integration.helpers import index_json, run_spider, spider_query, succeeded, unique_name
+from tests.integration.helpers import (
+    index_json,
+    one_window_per_function,
+    run_spider,
+    spider_query,
+    succeeded,
+    unique_name,
+)
 
 BILLING = {
     "billing/__init__.py": "",
@@ -202,9 +207,7 @@ def test_without_embeddings_the_default_fuses_bm25_and_mentions_and_says_so(tmp_
 def test_a_snapshot_embedded_with_fewer_windows_says_long_functions_were_scored_by_their_first(
         tmp_path, store, repo_name, monkeypatch):
     root, sha = make_repo(tmp_path / "repo", BILLING)
-    with monkeypatch.context() as older:  # a spider that embedded the first window alone
-        older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
-        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+    with one_window_per_function(monkeypatch):
         index_repository(store, str(root), repo=repo_name, rev=sha)
 
     for origin in (Origin.DENSE, Origin.HYBRID):
