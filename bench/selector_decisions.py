@@ -40,10 +40,11 @@ from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.query.evaluation.metrics import accuracy_at, paired_bootstrap_p, recall_at  # noqa: E402
 from spider.query.evaluation.run import instance_rows  # noqa: E402
 from spider.query.evaluation.train_selector import (  # noqa: E402
-    MAX_ACC_DROP,
     THRESHOLD_K,
     THRESHOLDS,
     Proposal,
+    allowed_thresholds,
+    best_threshold,
     fit,
     load_proposals,
     probabilities_of,
@@ -61,13 +62,12 @@ BOOSTING = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_s
 Decision = Callable[[Proposal, np.ndarray], dict]  # (proposal, probabilities) -> the replayed cell at K
 
 
-def allowed(proposals: list[Proposal], curves: list[np.ndarray], keep: float = 1 - MAX_ACC_DROP) -> list[int]:
-    """The thresholds (indices) whose training answers keep `keep` of the instances the first stage solves."""
-    _, kept = threshold_outcomes(proposals, curves)
-    return [i for i in range(len(THRESHOLDS)) if kept[i] >= keep] or [len(THRESHOLDS) - 1]
+def allowed(proposals: list[Proposal], curves: list[np.ndarray]) -> list[int]:
+    """The thresholds (indices) the recipe may choose from on these training answers."""
+    return allowed_thresholds(threshold_outcomes(proposals, curves)[1])
 
 
-def within(proposals: list[Proposal], curves: list[np.ndarray], candidates: list[int], tolerance: float) -> float:
+def within(curves: list[np.ndarray], candidates: list[int], tolerance: float) -> float:
     """The highest of `candidates` whose mean training Recall@K is within `tolerance` of their best."""
     recall = np.mean(curves, axis=0)
     best = max(recall[i] for i in candidates)
@@ -144,8 +144,7 @@ def boosted(train: list[Proposal], mine: list[Proposal]) -> tuple[Callable[[Prop
     def probability(proposal: Proposal) -> np.ndarray:
         return model.predict_proba(proposal.x)[:, 1] if proposal.row["candidates"] else np.zeros(0)
 
-    curves = [recall_curve(p, probability(p)) for p in mine]
-    return probability, within(mine, curves, allowed(mine, curves), 0.0)
+    return probability, best_threshold(mine, [recall_curve(p, probability(p)) for p in mine])
 
 
 def answers(proposals: list[Proposal], rows: dict[str, dict]) -> dict[str, dict[str, dict]]:
@@ -158,9 +157,9 @@ def answers(proposals: list[Proposal], rows: dict[str, dict]) -> dict[str, dict[
         curves = [recall_curve(p, probabilities_of(weights, p)) for p in mine]
         recipe = weights.threshold_for(EDGES)
         decisions = {"recipe": at_threshold(recipe),
-                     **{f"tolerance {t}": at_threshold(within(mine, curves, allowed(mine, curves), t))
+                     **{f"tolerance {t}": at_threshold(within(curves, allowed(mine, curves), t))
                         for t in TOLERANCES},
-                     "per language": at_threshold(within(mine, curves, per_language(mine, curves), 0.0)),
+                     "per language": at_threshold(within(curves, per_language(mine, curves), 0.0)),
                      "support": at_threshold(recipe, ranks), "place rates": by_place_rates(place_rates(mine))}
         boosted_probability, boosted_threshold = boosted(train, mine)
         for proposal in (p for p in test if p.row["edges"] == EDGES):

@@ -167,12 +167,17 @@ def threshold_outcomes(proposals: list[Proposal], curves: list[np.ndarray]) -> t
     return recall, kept
 
 
+def allowed_thresholds(kept: np.ndarray, max_acc_drop: float = MAX_ACC_DROP) -> list[int]:
+    """The indices of THRESHOLDS whose share of DER's solved instances kept (`threshold_outcomes`) is at least
+    1 − max_acc_drop (the highest threshold alone if none is)."""
+    return [i for i in range(len(THRESHOLDS)) if kept[i] >= 1 - max_acc_drop] or [len(THRESHOLDS) - 1]
+
+
 def best_threshold(proposals: list[Proposal], curves: list[np.ndarray], max_acc_drop: float = MAX_ACC_DROP) -> float:
     """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − max_acc_drop of DER's
-    solved instances solved (the highest threshold if none does); ties go to the higher threshold."""
+    solved instances solved (`allowed_thresholds`); ties go to the higher threshold."""
     recall, kept = threshold_outcomes(proposals, curves)
-    allowed = [i for i in range(len(THRESHOLDS)) if kept[i] >= 1 - max_acc_drop] or [len(THRESHOLDS) - 1]
-    return THRESHOLDS[max(allowed, key=lambda i: (recall[i], THRESHOLDS[i]))]
+    return THRESHOLDS[max(allowed_thresholds(kept, max_acc_drop), key=lambda i: (recall[i], THRESHOLDS[i]))]
 
 
 def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal], list[Proposal]]]:
