@@ -85,6 +85,8 @@ def main() -> None:
         earlier = default_stage(args.fit_on) if args.fit_on else None
     except SpiderError as error:
         raise SystemExit(f"selector_cv.py: {error}") from None
+    if not (args.eval / "instances.jsonl").is_file():
+        raise SystemExit(f"selector_cv.py: {args.eval} holds no instances.jsonl (a `spider eval --out` directory)")
     rows = {row["instance_id"]: row for row in read_jsonl(args.eval / "instances.jsonl")}
     class_weight = None if args.class_weight == "none" else args.class_weight
     with ProcessPoolExecutor(2) as pool:  # the cross-validations side by side

@@ -198,6 +198,8 @@ def main() -> None:
     parser.add_argument("--eval", type=Path, required=True, help="a `spider eval` results directory")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown, and .json beside it)")
     args = parser.parse_args()
+    if not (args.eval / "instances.jsonl").is_file():
+        raise SystemExit(f"selector_decisions.py: {args.eval} holds no instances.jsonl (a `spider eval --out` directory)")
     try:
         proposals = [p for p in load_proposals(args.eval / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
         rows = {row["instance_id"]: row for row in instance_rows(args.eval)}
