@@ -247,8 +247,9 @@ def head_is_embedded(store: GraphStore, repo: str, versions: VersionsWritten | N
 
 def embedded_with(embedding: EmbedStats | None, model: str) -> bool:
     """Whether a snapshot's `embedding` holds what embedding it with `model` would write: its vectors, every
-    window of every function's (one embedded by a spider that made fewer windows gets the rest)."""
-    return embedding is not None and embedding.model == model and embedding.windows == WINDOWS_PER_FUNCTION
+    window of every function's (one embedded by a spider that made fewer windows gets the rest; one that made more
+    holds all this spider reads)."""
+    return embedding is not None and embedding.model == model and embedding.windows >= WINDOWS_PER_FUNCTION
 
 
 def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: bool = False) -> list[GraphNode]:

@@ -40,3 +40,8 @@ def test_a_snapshot_embedded_with_fewer_windows_of_code_is_embedded_again():
     assert not is_indexed(snapshot(embedding=older), MODEL)
     assert not is_indexed(snapshot(embedding={**EMBEDDED, "windows": WINDOWS_PER_FUNCTION // 2}), MODEL)
     assert is_indexed(snapshot(embedding=older), None)  # its graph is current
+
+
+def test_a_snapshot_embedded_with_more_windows_of_code_holds_every_window_this_spider_reads():
+    # A spider with a higher cap (or a downgrade) wrote windows past this one's: nothing lacks, nothing to embed.
+    assert is_indexed(snapshot(embedding={**EMBEDDED, "windows": WINDOWS_PER_FUNCTION * 2}), MODEL)
