@@ -15,7 +15,10 @@ train-selector` fits it, with the decision made six ways and replayed through th
 - `place rates`: candidates admitted best first while their probability beats the rate at which the training
   folds' first stage holds a target at the place the admission displaces;
 - `gradient boosting`: another model on the same features (scikit-learn's HistGradientBoostingClassifier, one
-  setting, not tuned: `BOOSTING`), its threshold chosen as the recipe chooses it.
+  setting, not tuned: `BOOSTING`), its threshold chosen as the recipe chooses it;
+- `gradient boosting, tuned`: the same, its setting (of `BOOSTING_GRID`) chosen inside the training folds: the one
+  whose models, fit on the training repositories less one of `INNER_FOLDS` groups of them, rank that group's
+  candidates best (mean average precision). The held-out repository is never seen.
 
     python bench/selector_decisions.py --eval RESULTS --out bench/results/selector_decisions.md
 """
@@ -59,6 +62,9 @@ EDGES = "contains:4,invokes:2"
 TOLERANCES = (0.002, 0.005)
 BOOSTING = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 50,
             "l2_regularization": 1.0, "random_state": 0}
+BOOSTING_GRID = [{**BOOSTING, "max_leaf_nodes": leaves, "min_samples_leaf": leaf}
+                 for leaves in (7, 15) for leaf in (50, 200)]
+INNER_FOLDS = 4
 Decision = Callable[[Proposal, np.ndarray], dict]  # (proposal, probabilities) -> the replayed cell at K
 
 
@@ -133,13 +139,40 @@ def supports(rows: dict[str, dict]) -> dict[str, dict[str, int]]:
     return out
 
 
-def boosted(train: list[Proposal], mine: list[Proposal]) -> tuple[Callable[[Proposal], np.ndarray], float]:
-    """A gradient-boosted model of the training candidates, and its threshold chosen as the recipe's is."""
+def boosting_model(train: list[Proposal], setting: dict):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     fitted = [p for p in train if p.row["candidates"]]
-    model = HistGradientBoostingClassifier(**BOOSTING).fit(np.vstack([p.x for p in fitted]),
-                                                           np.concatenate([p.y for p in fitted]))
+    return HistGradientBoostingClassifier(**setting).fit(np.vstack([p.x for p in fitted]),
+                                                         np.concatenate([p.y for p in fitted]))
+
+
+def tuned_setting(train: list[Proposal]) -> dict:
+    """The setting of BOOSTING_GRID whose models rank held-out training repositories' candidates (of the default
+    expansion) best: INNER_FOLDS groups of repositories, dealt largest first; mean average precision."""
+    from sklearn.metrics import average_precision_score
+
+    sizes: dict[str, int] = {}
+    for p in train:
+        sizes[p.row["repo"]] = sizes.get(p.row["repo"], 0) + (p.row["edges"] == EDGES)
+    group = {repo: n % INNER_FOLDS for n, repo in enumerate(sorted(sizes, key=lambda r: (-sizes[r], r)))}
+    scores = []
+    for setting in BOOSTING_GRID:
+        precision = []
+        for fold in range(INNER_FOLDS):
+            held = [p for p in train if group[p.row["repo"]] == fold and p.row["edges"] == EDGES and p.row["candidates"]]
+            y = np.concatenate([p.y for p in held]) if held else np.zeros(0)
+            if y.sum():
+                model = boosting_model([p for p in train if group[p.row["repo"]] != fold], setting)
+                precision.append(average_precision_score(y, model.predict_proba(np.vstack([p.x for p in held]))[:, 1]))
+        scores.append(np.mean(precision))
+    return BOOSTING_GRID[int(np.argmax(scores))]
+
+
+def boosted(train: list[Proposal], mine: list[Proposal],
+            setting: dict = BOOSTING) -> tuple[Callable[[Proposal], np.ndarray], float]:
+    """A gradient-boosted model of the training candidates, and its threshold chosen as the recipe's is."""
+    model = boosting_model(train, setting)
 
     def probability(proposal: Proposal) -> np.ndarray:
         return model.predict_proba(proposal.x)[:, 1] if proposal.row["candidates"] else np.zeros(0)
@@ -161,14 +194,17 @@ def answers(proposals: list[Proposal], rows: dict[str, dict]) -> dict[str, dict[
                         for t in TOLERANCES},
                      "per language": at_threshold(within(curves, per_language(mine, curves), 0.0)),
                      "support": at_threshold(recipe, ranks), "place rates": by_place_rates(place_rates(mine))}
-        boosted_probability, boosted_threshold = boosted(train, mine)
+        setting = tuned_setting(train)
+        models = {"gradient boosting": boosted(train, mine), "gradient boosting, tuned": boosted(train, mine, setting)}
         for proposal in (p for p in test if p.row["edges"] == EDGES):
             probability = probabilities_of(weights, proposal)
             for way, decide in decisions.items():
                 ways.setdefault(way, {})[proposal.row["instance_id"]] = decide(proposal, probability)
-            ways.setdefault("gradient boosting", {})[proposal.row["instance_id"]] = at_threshold(boosted_threshold)(
-                proposal, boosted_probability(proposal))
-        print(f"held out {repo}", file=sys.stderr)
+            for way, (boosted_probability, boosted_threshold) in models.items():
+                ways.setdefault(way, {})[proposal.row["instance_id"]] = at_threshold(boosted_threshold)(
+                    proposal, boosted_probability(proposal))
+        print(f"held out {repo}: tuned boosting {setting['max_leaf_nodes']} leaves, "
+              f"{setting['min_samples_leaf']} per leaf", file=sys.stderr)
     return ways
 
 
