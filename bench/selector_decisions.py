@@ -247,15 +247,20 @@ def main() -> None:
     lines = table(ways, rows)
     print("\n".join(lines))
     if args.out:
-        args.out.write_text("# Another decision rule or model for the learned selector? (issue 20)\n\n"
-                            f"`{' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}` at spider "
-                            f"{spider_commit()['sha'][:7]}: the default pipeline's proposals, each repository "
-                            "answered by models fit on the others, K=20 (see the script's docstring for the ways)."
-                            "\n\n" + "\n".join(lines) + "\n")
-        args.out.with_suffix(".json").write_text(json.dumps(
-            {"command": " ".join(sys.argv), "spider": spider_commit(),
-             "ways": {way: {i: {k: c.get(k, 0) for k in ("hits", "admitted", "admitted_hits", "displaced_hits")}
-                            for i, c in cells.items()} for way, cells in ways.items()}}) + "\n")
+        write_results(args.out, "Another decision rule or model for the learned selector?",
+                      "(see the script's docstring for the ways)", lines, ways)
+
+
+def write_results(out: Path, title: str, what: str, lines: list[str], ways: dict[str, dict[str, dict]]) -> None:
+    """The `table` as markdown at `out` (titled, with the command and spider's commit), each way's answers as JSON
+    beside it."""
+    out.write_text(f"# {title} (issue 20)\n\n`{' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}` at spider "
+                   f"{spider_commit()['sha'][:7]}: the default pipeline's proposals, each repository answered by "
+                   f"models fit on the others, K=20 {what}.\n\n" + "\n".join(lines) + "\n")
+    out.with_suffix(".json").write_text(json.dumps(
+        {"command": " ".join(sys.argv), "spider": spider_commit(),
+         "ways": {way: {i: {k: c.get(k, 0) for k in ("hits", "admitted", "admitted_hits", "displaced_hits")}
+                        for i, c in cells.items()} for way, cells in ways.items()}}) + "\n")
 
 
 if __name__ == "__main__":
