@@ -61,3 +61,24 @@ def test_an_interrupted_dump_leaves_nothing_to_be_reused(tmp_path) -> None:
     assert not dump.exists()
     fusion.write_dump(dump, (row(seed) for seed in range(2)), 2)
     assert [r["instance_id"] for r in map(json.loads, dump.read_text().splitlines())] == ["i0", "i1"]
+
+
+def test_issue_targets_name_the_languages_each_setting_misses() -> None:
+    # 20 Rust instances: BM25 finds the one target in half, DER in one; 1 C instance DER solves.
+    def instance(n: int, language: str, dense: list[str], bm25: list[str]) -> dict:
+        return {"instance_id": f"{language}{n}", "language": language, "m": 1, "hits": {"t": [0]},
+                "rankings": [dense, bm25, []]}
+
+    rows = [instance(n, "rust", ["t"] if n == 0 else ["x"], ["t"] if n < 10 else ["y"]) for n in range(20)]
+    rows.append(instance(0, "c", ["t"], ["y"]))
+    recall = {"bm25-like": {r["instance_id"]: 1.0 if r["language"] == "rust" else 0.0 for r in rows},
+              "dense-like": {r["instance_id"]: 1.0 if r["instance_id"] in ("rust0", "c0") else 0.0 for r in rows},
+              "bm25": {r["instance_id"]: 1.0 if r["instance_id"] in [f"rust{n}" for n in range(10)] else 0.0
+                       for r in rows},
+              "both": dict.fromkeys((r["instance_id"] for r in rows), 1.0)}
+    targets = {t["setting"]: t for t in fusion.issue_targets(rows, recall)}
+    assert targets["bm25-like"]["below_der_or_bm25"] == [] and targets["bm25-like"]["der_solved_dropped"] == ["c 0/1"]
+    assert targets["dense-like"]["below_der_or_bm25"] == ["rust"] and targets["dense-like"]["der_solved_dropped"] == []
+    assert targets["bm25"]["below_der_or_bm25"] == ["rust"]  # equal to BM25 is not above it
+    assert targets["both"]["below_der_or_bm25"] == targets["both"]["der_solved_dropped"] == []
+    assert [t["setting"] for t in fusion.issue_targets(rows, recall)][0] == "both"
