@@ -169,8 +169,8 @@ def main() -> None:
     if args.out:
         write_results(args.out, "More features for the learned selector?",
                       "on the 32 features and with each group (see the script's docstring); `recipe` is the 32 "
-                      f"features' regression. History: {cut_short} of {len(history)} instances' cut short where the "
-                      "repository snapshot lacks older objects (what git read before it stopped)", lines, ways)
+                      f"features' regression. The history of {cut_short} of {len(history)} instances is cut short "
+                      "where the repository snapshot lacks older objects (what git read before it stopped)", lines, ways)
 
 if __name__ == "__main__":
     main()
