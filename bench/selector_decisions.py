@@ -234,21 +234,29 @@ def main() -> None:
     parser.add_argument("--eval", type=Path, required=True, help="a `spider eval` results directory")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown, and .json beside it)")
     args = parser.parse_args()
-    if not (args.eval / "instances.jsonl").is_file():
-        raise SystemExit(f"selector_decisions.py: {args.eval} holds no instances.jsonl (a `spider eval --out` directory)")
-    try:
-        proposals = [p for p in load_proposals(args.eval / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
-        rows = {row["instance_id"]: row for row in instance_rows(args.eval)}
-    except SpiderError as error:
-        raise SystemExit(f"selector_decisions.py: {error}") from None
-    if not any(p.row["edges"] == EDGES for p in proposals):
-        raise SystemExit(f"selector_decisions.py: {args.eval} holds no proposals of the default pipeline ({EDGES})")
+    proposals, rows = default_proposals(args.eval)
     ways = answers(proposals, rows)
     lines = table(ways, rows)
     print("\n".join(lines))
     if args.out:
         write_results(args.out, "Another decision rule or model for the learned selector?",
                       "(see the script's docstring for the ways)", lines, ways)
+
+
+def default_proposals(eval_dir: Path) -> tuple[list[Proposal], dict[str, dict]]:
+    """The default pipeline's proposals (every expansion's: a first stage's regression is fit on them all) and the
+    instances of a `spider eval` results directory; a one-line exit naming the script where it holds none."""
+    script = Path(sys.argv[0]).name
+    if not (eval_dir / "instances.jsonl").is_file():
+        raise SystemExit(f"{script}: {eval_dir} holds no instances.jsonl (a `spider eval --out` directory)")
+    try:
+        proposals = [p for p in load_proposals(eval_dir / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
+        rows = {row["instance_id"]: row for row in instance_rows(eval_dir)}
+    except SpiderError as error:
+        raise SystemExit(f"{script}: {error}") from None
+    if not any(p.row["edges"] == EDGES for p in proposals):
+        raise SystemExit(f"{script}: {eval_dir} holds no proposals of the default pipeline ({EDGES})")
+    return proposals, rows
 
 
 def write_results(out: Path, title: str, what: str, lines: list[str], ways: dict[str, dict[str, dict]]) -> None:

@@ -38,12 +38,11 @@ for path in (ROOT, ROOT / "bench"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from selector_decisions import EDGES, K, at_threshold, boosted, table, write_results  # noqa: E402 - bench/selector_decisions.py
+from selector_decisions import EDGES, K, at_threshold, boosted, default_proposals, table, write_results  # noqa: E402 - bench/selector_decisions.py
 from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.languages import split_entity_id  # noqa: E402
-from spider.query.evaluation.run import find_repository, instance_rows  # noqa: E402
-from spider.query.evaluation.train_selector import Proposal, fit, load_proposals, probabilities_of, repository_folds  # noqa: E402
-from spider.query.retrieve.test_policy import DEFAULT_TESTS  # noqa: E402
+from spider.query.evaluation.run import find_repository  # noqa: E402
+from spider.query.evaluation.train_selector import Proposal, fit, probabilities_of, repository_folds  # noqa: E402
 
 HISTORY = 1000
 SWEEPING = 50  # a commit touching more files than this (a reformat, a licence header) says little about coupling
@@ -145,11 +144,8 @@ def main() -> None:
     parser.add_argument("--bench", type=Path, default=ROOT.parent / "shared" / "bench", help="the benchmark directory")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown, and .json beside it)")
     args = parser.parse_args()
-    if not (args.eval / "instances.jsonl").is_file():
-        raise SystemExit(f"selector_features.py: {args.eval} holds no instances.jsonl (a `spider eval --out` directory)")
+    proposals, rows = default_proposals(args.eval)
     try:
-        proposals = [p for p in load_proposals(args.eval / "candidates.jsonl") if p.stage == ("hybrid", DEFAULT_TESTS)]
-        rows = {row["instance_id"]: row for row in instance_rows(args.eval)}
         bases = {json.loads(line)["instance_id"]: json.loads(line)
                  for line in (args.bench / "instances.jsonl").read_text().splitlines() if line.strip()}
         git_dirs = {repo: find_repository(args.repos, repo) for repo in {p.row["repo"] for p in proposals}}

@@ -36,13 +36,19 @@ def test_history_features_count_the_commits_a_candidate_s_file_shares():
     assert never == pytest.approx([0.0, 0.0, 0.0, 0.0, math.log1p(len(commits) + 1)])
 
 
-def test_commits_before_leave_out_later_and_sweeping_commits(tmp_path):
+def repository(path: Path):
+    """An empty git repository at `path`, and a function running git in it."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout
+        return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, check=True).stdout
 
     git("init", "-q")
     git("config", "user.email", "t@example.com")
     git("config", "user.name", "t")
+    return git
+
+
+def test_commits_before_leave_out_later_and_sweeping_commits(tmp_path):
+    git = repository(tmp_path)
     for n, files in enumerate((["a.py"], [f"f{i}.py" for i in range(features.SWEEPING + 1)], ["a.py", "b.py"], ["c.py"])):
         for name in files:
             (tmp_path / name).write_text(f"commit {n}\n")
@@ -53,12 +59,7 @@ def test_commits_before_leave_out_later_and_sweeping_commits(tmp_path):
 
 
 def test_commits_before_keep_what_git_read_where_the_snapshot_lacks_older_objects(tmp_path):
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout
-
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "t")
+    git = repository(tmp_path)
     for n, name in enumerate(("a.py", "b.py", "c.py")):
         (tmp_path / name).write_text(f"commit {n}\n")
         git("add", name)
