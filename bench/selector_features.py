@@ -3,7 +3,7 @@
 Out of fold, the selector's admissions hold targets about as often as the places they displace, while the oracle
 over the same proposals reaches R@20 0.82 (selector_decisions.md). This asks whether signals the 32 FEATURES lack
 separate the targets, before any of them is built into the product. From one `spider eval` results directory,
-the default pipeline's proposals get two groups of candidate features:
+the default pipeline's proposals get up to three groups of candidate features:
 
 - `query`: what the whole query knows and one seed's request does not: how many seeds propose the candidate
   (log), the best and the summed reciprocal place of those seeds, how many of the first stage's top K share its
@@ -11,13 +11,17 @@ the default pipeline's proposals get two groups of candidate features:
 - `history`: the repository's commits before the instance's base commit (the last HISTORY of them, without
   merges or commits touching more than SWEEPING files): how often the candidate's file changed, how often it
   changed with the seed's file (count and share of the seed file's changes), with the other seeds' files, and
-  how many commits ago it last changed (all log1p but the share).
+  how many commits ago it last changed (all log1p but the share);
+- `components` (with `--fusion-dump`, fusion.py's dump of the same first stage): the hybrid's parts the features
+  see only fused: the candidate's places in the dense and the BM25 top-n (log; n + 1 where absent), its dense
+  cosine and the seed's cosine less it, and whether the dense top-n holds it.
 
 Each repository is answered by models fit on the others: the recipe (`spider train-selector`'s regression and
 threshold) and gradient boosting (selector_decisions.py's untuned setting), each on the 32 features alone and
 with each group, replayed through the real exchange at K=20.
 
-    python bench/selector_features.py --eval RESULTS --repos /work/.mirror --out bench/results/selector_features.md
+    python bench/selector_features.py --eval RESULTS --repos /work/.mirror [--fusion-dump DUMP] \
+        --out bench/results/selector_features.md
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ for path in (ROOT, ROOT / "bench"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from fusion import FEATURES as FUSION_FEATURES  # noqa: E402 - bench/fusion.py
 from selector_decisions import EDGES, K, at_threshold, boosted, default_proposals, table, write_results  # noqa: E402 - bench/selector_decisions.py
 from spider.indexer.errors import SpiderError  # noqa: E402
 from spider.indexer.languages import split_entity_id  # noqa: E402
@@ -91,6 +96,18 @@ def query_features(row: dict) -> list[list[float]]:
     return rows
 
 
+def component_features(row: dict, first_stage: dict) -> list[list[float]]:
+    """`first_stage`: the instance's row of fusion.py's dump (its dense and BM25 top-n, each id's dense cosine)."""
+    dense, bm25 = ({node_id: place for place, node_id in enumerate(ranking, start=1)}
+                   for ranking in first_stage["rankings"][:2])
+    cosine = {node_id: x[FUSION_FEATURES.index("dense_score")] for node_id, x in zip(first_stage["ids"], first_stage["x"])}
+    absent = math.log(max(len(dense), len(bm25)) + 1)
+    return [[math.log(dense[c["id"]]) if c["id"] in dense else absent,
+             math.log(bm25[c["id"]]) if c["id"] in bm25 else absent,
+             cosine.get(c["id"], 0.0), cosine.get(c["seed"], 0.0) - cosine.get(c["id"], 0.0), float(c["id"] in dense)]
+            for c in row["candidates"]]
+
+
 def history_features(row: dict, commits: list[set[str]]) -> list[list[float]]:
     changed: dict[str, set[int]] = defaultdict(set)
     for n, files in enumerate(commits):
@@ -142,14 +159,19 @@ def main() -> None:
     parser.add_argument("--eval", type=Path, required=True, help="a `spider eval` results directory")
     parser.add_argument("--repos", type=Path, required=True, help="the benchmark repositories (as `spider eval --repos`)")
     parser.add_argument("--bench", type=Path, default=ROOT.parent / "shared" / "bench", help="the benchmark directory")
+    parser.add_argument("--fusion-dump", type=Path,
+                        help="fusion.py's dump of the same first stage: adds the `components` group")
     parser.add_argument("--out", type=Path, help="also write the table here (markdown, and .json beside it)")
     args = parser.parse_args()
     proposals, rows = default_proposals(args.eval)
     try:
         bases = {json.loads(line)["instance_id"]: json.loads(line)
                  for line in (args.bench / "instances.jsonl").read_text().splitlines() if line.strip()}
+        first_stage = ({json.loads(line)["instance_id"]: json.loads(line)
+                        for line in args.fusion_dump.read_text().splitlines() if line.strip()}
+                       if args.fusion_dump else {})
         git_dirs = {repo: find_repository(args.repos, repo) for repo in {p.row["repo"] for p in proposals}}
-    except (SpiderError, OSError) as error:
+    except (SpiderError, OSError, ValueError) as error:
         raise SystemExit(f"selector_features.py: {error}") from None
     history: dict[str, list[set[str]]] = {}
     cut_short = 0
@@ -159,6 +181,12 @@ def main() -> None:
     groups = {"": proposals,
               " + query": [Extended(p.row, query_features(p.row)) for p in proposals],
               " + history": [Extended(p.row, history_features(p.row, history[p.row["instance_id"]])) for p in proposals]}
+    if first_stage:
+        if missing := {p.row["instance_id"] for p in proposals} - set(first_stage):
+            raise SystemExit(f"selector_features.py: {args.fusion_dump} lacks {len(missing)} of the instances, "
+                             f"e.g. {min(missing)}: dump the same instances")
+        groups[" + components"] = [Extended(p.row, component_features(p.row, first_stage[p.row["instance_id"]]))
+                                   for p in proposals]
     ways = answers(groups)
     lines = table(ways, rows)
     print("\n".join(lines))

@@ -68,3 +68,12 @@ def test_commits_before_keep_what_git_read_where_the_snapshot_lacks_older_object
     (tmp_path / ".git" / "objects" / first_tree[:2] / first_tree[2:]).unlink()  # as a partial snapshot lacks it
     commits, whole = features.commits_before(tmp_path / ".git", "HEAD")
     assert not whole and commits == [{"c.py"}]  # the second commit is diffed against the tree that is gone
+
+
+def test_component_features_read_the_dense_and_bm25_places_and_cosines_of_the_same_first_stage():
+    fusion_row = {"rankings": [["a.py:s1", "b.py:C.m"], ["b.py:C.m", "c.py:f", "x.py:y"], []],
+                  "ids": ["a.py:s1", "b.py:C.m", "c.py:f", "x.py:y"],
+                  "x": [[0, 0, 0, 0.8], [0, 0, 0, 0.5], [0, 0, 0, 0.0], [0, 0, 0, 0.0]]}
+    rows = features.component_features(ROW, fusion_row)
+    assert rows[0] == pytest.approx([math.log(2), 0.0, 0.5, 0.3, 1.0])
+    assert rows[2] == pytest.approx([math.log(4), math.log(2), 0.0, 0.0, 0.0])  # absent from the dense top-n: n + 1
