@@ -4,7 +4,7 @@ Out of fold, the default pipeline (hybrid first stage, contains:4 + invokes:2, l
 than the hybrid first stage alone: the candidates the selector admits are targets about as often as the places
 they displace. From one `spider eval` results directory (its candidates.jsonl and instances.jsonl), the default
 pipeline's proposals are answered leave-one-repository-out, each fold's regression fit as `spider
-train-selector` fits it, with the decision made six ways and replayed through the real exchange at K=20:
+train-selector` fits it, with the decision made seven ways and replayed through the real exchange at K=20:
 
 - `recipe`: the threshold with the best training Recall@20 among those that keep 95% of the instances the first
   stage solves (`spider train-selector`'s; ties go to the higher);
@@ -195,7 +195,9 @@ def answers(proposals: list[Proposal], rows: dict[str, dict]) -> dict[str, dict[
                      "per language": at_threshold(within(curves, per_language(mine, curves), 0.0)),
                      "support": at_threshold(recipe, ranks), "place rates": by_place_rates(place_rates(mine))}
         setting = tuned_setting(train)
-        models = {"gradient boosting": boosted(train, mine), "gradient boosting, tuned": boosted(train, mine, setting)}
+        untuned = boosted(train, mine)
+        models = {"gradient boosting": untuned,  # the tuned setting may be BOOSTING itself: the same model then
+                  "gradient boosting, tuned": untuned if setting == BOOSTING else boosted(train, mine, setting)}
         for proposal in (p for p in test if p.row["edges"] == EDGES):
             probability = probabilities_of(weights, proposal)
             for way, decide in decisions.items():
