@@ -171,22 +171,26 @@ def main() -> None:
                         for line in args.fusion_dump.read_text().splitlines() if line.strip()}
                        if args.fusion_dump else {})
         git_dirs = {repo: find_repository(args.repos, repo) for repo in {p.row["repo"] for p in proposals}}
-    except (SpiderError, OSError, ValueError) as error:
-        raise SystemExit(f"selector_features.py: {error}") from None
+    except (SpiderError, OSError, ValueError, KeyError) as error:
+        detail = f"a row lacks {error}" if isinstance(error, KeyError) else str(error)
+        raise SystemExit(f"selector_features.py: {detail}") from None
+    instances = {p.row["instance_id"] for p in proposals}
+    require_every(instances, bases, args.bench / "instances.jsonl")
     history: dict[str, list[set[str]]] = {}
     cut_short = 0
-    for instance in sorted({p.row["instance_id"] for p in proposals}):
+    for instance in sorted(instances):
         history[instance], whole = commits_before(git_dirs[bases[instance]["repo"]], bases[instance]["base_commit"])
         cut_short += not whole
     groups = {"": proposals,
               " + query": [Extended(p.row, query_features(p.row)) for p in proposals],
               " + history": [Extended(p.row, history_features(p.row, history[p.row["instance_id"]])) for p in proposals]}
     if first_stage:
-        if missing := {p.row["instance_id"] for p in proposals} - set(first_stage):
-            raise SystemExit(f"selector_features.py: {args.fusion_dump} lacks {len(missing)} of the instances, "
-                             f"e.g. {min(missing)}: dump the same instances")
-        groups[" + components"] = [Extended(p.row, component_features(p.row, first_stage[p.row["instance_id"]]))
-                                   for p in proposals]
+        require_every(instances, first_stage, args.fusion_dump)
+        try:
+            groups[" + components"] = [Extended(p.row, component_features(p.row, first_stage[p.row["instance_id"]]))
+                                       for p in proposals]
+        except (KeyError, IndexError, TypeError) as error:
+            raise SystemExit(f"selector_features.py: {args.fusion_dump} is not fusion.py's dump ({error!r})") from None
     ways = answers(groups)
     lines = table(ways, rows)
     print("\n".join(lines))
@@ -195,6 +199,13 @@ def main() -> None:
                       "on the 32 features and with each group (see the script's docstring); `recipe` is the 32 "
                       f"features' regression. The history of {cut_short} of {len(history)} instances is cut short "
                       "where the repository snapshot lacks older objects (what git read before it stopped)", lines, ways)
+
+
+def require_every(instances: set[str], found: dict, source: Path) -> None:
+    """A one-line exit where `source` (read into `found`) lacks some of the results directory's instances."""
+    if missing := instances - set(found):
+        raise SystemExit(f"selector_features.py: {source} lacks {len(missing)} of the instances, e.g. {min(missing)}")
+
 
 if __name__ == "__main__":
     main()

@@ -77,3 +77,9 @@ def test_component_features_read_the_dense_and_bm25_places_and_cosines_of_the_sa
     rows = features.component_features(ROW, fusion_row)
     assert rows[0] == pytest.approx([math.log(2), 0.0, 0.5, 0.3, 1.0])
     assert rows[2] == pytest.approx([math.log(4), math.log(2), 0.0, 0.0, 0.0])  # absent from the dense top-n: n + 1
+
+
+def test_an_input_lacking_instances_is_one_line_naming_it(tmp_path):
+    with pytest.raises(SystemExit, match=r"dump.jsonl lacks 1 of the instances, e.g. b$"):
+        features.require_every({"a", "b"}, {"a": {}}, tmp_path / "dump.jsonl")
+    features.require_every({"a"}, {"a": {}, "c": {}}, tmp_path / "dump.jsonl")  # more is fine
