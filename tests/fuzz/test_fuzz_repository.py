@@ -19,7 +19,10 @@ from spider.indexer.parse.parse_file import ParseOutcome, outcome_to_dict, parse
 from spider.indexer.pipeline.index import graph_of
 from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.resolve.codegraph import keeps_file
+from spider.indexer.resolve.references import Resolver
 from spider.indexer.source.walk import open_commit, read_blobs, select_files
+
+from tests.fixtures.bounded import run_bounded
 
 EXTENSIONS = (".py", ".pyi", ".java", ".js", ".jsx", ".mjs", ".ts", ".tsx")
 SNIPPETS = {  # pieces of each language, so that generated text reaches the extractors' deeper paths
@@ -148,3 +151,41 @@ def test_any_file_names_are_indexed_or_skipped_with_one_id_each(scratch_repo, en
     assert len(set(node_ids)) == len(node_ids)
     for node_id in node_ids:
         node_id.encode("utf-8")
+
+
+# layouts whose resolution climbs paths ------------------------------------------------------------------------
+# Module files at any depth, the root included (`__init__.py`, `lib.rs`, `index.js`), importing upwards past the
+# root: every walk up a path must end at the root, whose parent is itself.
+LAYOUT_DIRS = ("", "a", "a/b", "a/b/c", "src", "src/a")
+LAYOUT_FILES = {
+    "__init__.py": "from {dots} import f\nfrom {dots}m import f\nimport a.b\n",
+    "m.py": "from {dots} import m\n\ndef f():\n    g()\n",
+    "lib.rs": "mod m;\nuse {supers}m::f;\n", "mod.rs": "pub mod m;\n", "m.rs": "use {supers}m;\npub fn f() {{ g(); }}\n",
+    "index.js": "import {{ f }} from '{ups}';\nexport function g() {{ f(); }}\n",
+    "x.h": '#include "{ups}x.h"\nint f(void);\n', "x.c": '#include "{ups}x.h"\nint g(void) {{ return f(); }}\n',
+    "go.mod": "module a\n", "m.go": 'package m\nimport "a/{ups}m"\nfunc F() {{ m.F() }}\n',
+}
+
+
+@st.composite
+def climbing_layouts(draw: st.DrawFn) -> dict[str, str]:
+    chosen = draw(st.lists(st.tuples(st.sampled_from(LAYOUT_DIRS), st.sampled_from(sorted(LAYOUT_FILES))),
+                           min_size=1, max_size=12, unique=True))
+    files: dict[str, str] = {}
+    for directory, name in chosen:
+        climb = draw(st.integers(0, 6))
+        text = LAYOUT_FILES[name].format(dots="." * (climb + 1), supers="super::" * climb, ups="../" * climb)
+        files[f"{directory}/{name}" if directory else name] = text
+    return files
+
+
+@given(climbing_layouts())
+def test_resolution_of_any_layout_ends_with_edges_between_its_files(files):
+    outcomes = {path: parse_file(path, text.encode()) for path, text in files.items()}
+    facts = {path: o.facts for path, o in outcomes.items() if o.facts is not None}
+
+    found = run_bounded(lambda: list(Resolver(facts).edges()), seconds=30)
+
+    nodes = set(facts) | {f"{path}:{e.qualname}" for path, f in facts.items() for e in f.entities}
+    for edge in found:
+        assert edge.src in nodes and edge.dst in nodes, edge

@@ -39,7 +39,7 @@ class PythonModules(ModuleMap):
         for module_path in list(self._by_module_path) + sorted(self._dirs - {""}):
             self._dotted[module_path.replace("/", ".")].add(module_path)
             root = posixpath.dirname(module_path)
-            while root in package_dirs:
+            while root and root in package_dirs:  # the root's parent is itself: stop there
                 root = posixpath.dirname(root)
             if root:
                 self._dotted[module_path[len(root) + 1 :].replace("/", ".")].add(module_path)

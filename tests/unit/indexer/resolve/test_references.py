@@ -7,6 +7,8 @@ from spider.indexer.resolve.modules import Module, ModuleIndex
 from spider.indexer.resolve.references import Resolver
 from spider.indexer.schema import Language, Rel, Resolution
 
+from tests.fixtures.bounded import run_bounded
+
 
 def parsed(files: dict[str, str]):
     return {path: parse_file(path, code.encode()).facts for path, code in files.items()}
@@ -31,6 +33,18 @@ def test_python_modules_by_package_root_src_layout_relative_imports_and_namespac
     assert modules.module("x.py", "numpy") is None
     assert modules.submodule(Module("src/pkg/__init__.py"), "sub") == Module("src/pkg/sub/__init__.py")
     assert modules.submodule(Module("src/pkg/sub/mod.py"), "x") is None  # a module has no submodules
+
+
+def test_a_package_at_the_repository_root_resolves_and_ends():
+    """A non-empty `__init__.py` at the root (Odoo/Ansible modules, plugins): the walk up from a package
+    directory stopped only below the root, whose parent is itself, and never ended."""
+    files = {"__init__.py": "from .a import f\n", "a.py": "def f():\n    return 1\n",
+             "sub/__init__.py": "", "sub/b.py": "from ..a import f\n\ndef g():\n    f()\n"}
+    modules = run_bounded(lambda: ModuleIndex(parsed(files)).of(Language.PYTHON))
+    assert modules.module("x.py", "a") == Module("a.py")
+    assert modules.module("x.py", "sub.b") == Module("sub/b.py")
+    assert modules.module("__init__.py", ".a") == Module("a.py")
+    assert run_bounded(lambda: edges(files)) == {("sub/b.py:g", "a.py:f", "import")}
 
 
 def test_js_specifiers_probe_extensions_index_files_and_ts_esm_js_suffix():
