@@ -124,6 +124,7 @@ class FileFacts:
     references: list[Reference] = field(default_factory=list)
     package: str | None = None  # package declaration (Java), package clause (Go)
     syntax_errors: int = 0  # ERROR/MISSING nodes: the file was only partly understood
+    nesting_too_deep: bool = False  # the errors come from nesting deeper than the grammar follows, not a typo
     module: str | None = None  # the module path a build manifest declares (go.mod): its directory's import path
 
     def entity(self, qualname: str) -> Entity:
@@ -203,5 +204,6 @@ def facts_from_dict(data: dict) -> FileFacts:
         ],
         package=data["package"],
         syntax_errors=data["syntax_errors"],
+        nesting_too_deep=data["nesting_too_deep"],
         module=data["module"],
     )

@@ -9,6 +9,7 @@ from spider.indexer.languages import extractor_for, is_generated
 from spider.indexer.parse.facts import FileFacts, facts_from_dict, facts_to_dict
 
 UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
+NESTED_TOO_DEEP = "nested deeper than the parser follows: parsed in part"
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written
 _MINIFIED_AVERAGE = 500
 # UTF-32 before UTF-16: the UTF-32 LE mark starts with the UTF-16 LE one
@@ -22,7 +23,7 @@ class ParseOutcome:
     facts: FileFacts | None = None
     code: str | None = None  # the file's text (File node `code`)
     skipped: str | None = None  # reason, when facts is None
-    warnings: list[str] = field(default_factory=list)  # parsed, but: "syntax errors", "invalid UTF-8"
+    warnings: list[str] = field(default_factory=list)  # parsed, but: "syntax errors", "invalid UTF-8", ...
 
 
 def _looks_minified(data: bytes) -> bool:
@@ -70,7 +71,7 @@ def parse_file(path: str, data: bytes, language: str | None = None) -> ParseOutc
     except RecursionError:
         return ParseOutcome(path, skipped="nesting too deep")
     if facts.syntax_errors:
-        warnings.append("syntax errors")
+        warnings.append(NESTED_TOO_DEEP if facts.nesting_too_deep else "syntax errors")
     return ParseOutcome(path, facts=facts, code=code, warnings=warnings)
 
 

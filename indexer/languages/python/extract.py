@@ -64,9 +64,31 @@ class _Scope:
     params: tuple[int, int] = (0, 0)  # byte range of the parameter list: defaults belong to the enclosing scope
 
 
+# tree-sitter-python's scanner follows this many levels of indentation (measured: 511 nested blocks parse, 512 do
+# not, whatever the indent width); past it the whole file becomes one ERROR node.
+SCANNER_INDENT_LEVELS = 511
+
+
+def indentation_levels(source: bytes) -> int:
+    """How deep the source's indentation nests (a stack of indent widths, as Python's tokenizer keeps; lines
+    inside brackets or strings are not told apart: it is only asked whether a broken file nests too deep)."""
+    widths = [0]
+    for line in source.splitlines():
+        stripped = line.lstrip(b" \t")
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        width = len(line) - len(stripped)
+        while width < widths[-1]:
+            widths.pop()
+        if width > widths[-1]:
+            widths.append(width)
+    return len(widths) - 1
+
+
 def extract(path: str, source: bytes) -> FileFacts:
     tree = parse("python", source)
     facts = FileFacts(path=path, language=Language.PYTHON, syntax_errors=count_syntax_errors(tree.root_node))
+    facts.nesting_too_deep = bool(facts.syntax_errors) and indentation_levels(source) > SCANNER_INDENT_LEVELS
     _Walker(facts, SourceLines(source)).run(tree.root_node)
     return facts
 

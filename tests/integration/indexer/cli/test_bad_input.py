@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from spider.indexer.parse.parse_file import NESTED_TOO_DEEP
 
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.helpers import IN_SNAPSHOT, index_json, row_set, unique_name
@@ -113,7 +114,8 @@ def test_symlink_targets_never_reach_the_graph(indexed, store):
 
 def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
     """600 nested defs: the extractors walk with explicit stacks, but tree-sitter's Python scanner gives up on
-    indentation that deep, so the file is indexed for what was recovered and reported with syntax errors."""
+    indentation that deep, so the file is indexed for what was recovered and reported as nested too deep (not as
+    a typo: "syntax errors")."""
     root, sha = make_repo(tmp_path / "deep", {"deep.py": deeply_nested(DEPTH), "ok.py": "def ok():\n    return 1\n"})
     name = unique_name()
 
@@ -121,7 +123,7 @@ def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
 
     functions = row_set(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id", repo=name, snapshot=sha)
     deep = {f for (f,) in functions if f.startswith("deep.py:")}
-    assert summary["files_parsed"] == 2 and summary["warnings"] == {"syntax errors": 1}
+    assert summary["files_parsed"] == 2 and summary["warnings"] == {NESTED_TOO_DEEP: 1}
     assert ("ok.py:ok",) in functions
     assert 0 < len(deep) <= DEPTH
     assert max(deep, key=len).endswith(f".level{DEPTH - 1}")  # the innermost levels were recovered
