@@ -117,6 +117,8 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
                                   model=model, full=full,
                                   progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
+    for note in report.notes:
+        click.echo(printable(f"spider: warning: {note}"), err=True)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

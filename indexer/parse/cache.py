@@ -7,7 +7,8 @@ a stale result, a saved resolution state or a snapshot another format wrote. The
 the base snapshot's (`indexer.pipeline.index`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
-and write it; a lost or corrupt cache only costs parsing time, never correctness. It keeps one graph format: a
+and write it; a lost or corrupt cache only costs parsing time, never correctness: a damaged file (garbage,
+truncated) is started afresh, and the index run says so. It keeps one graph format: a
 new spider version empties it on first use. Its results are bounded (`SPIDER_PARSE_CACHE_MB`): past the bound,
 the results read or written longest ago go first (SQLite reuses their pages, so the file stops growing).
 """
@@ -42,6 +43,20 @@ _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitt
              "tree-sitter-cpp")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 _SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them
+_DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})  # the file is no sound SQLite database
+_SQLITE_FILES = ("", "-wal", "-shm", "-journal")  # a database's file and its journals, by suffix
+
+
+def is_damaged(error: sqlite3.Error) -> bool:
+    """Whether SQLite failed because the file itself is damaged (garbage, truncated), not because it is busy,
+    locked or read-only (extended result codes keep the primary one in their low byte)."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED
+
+
+def _make_private(location: Path) -> None:
+    """The file is its owner's only (SQLite's journals copy its mode), also when it was made before this rule."""
+    os.close(os.open(location, os.O_WRONLY | os.O_CREAT, 0o600))
+    os.chmod(location, 0o600)
 
 
 def code_fingerprint(sources: dict[str, bytes]) -> str:
@@ -157,25 +172,56 @@ def _key(path: str, blob: str) -> str:
 
 
 class ParseCache:
-    """`location` None: a cache that misses every lookup and stores nothing. Holds at most `max_bytes` of results."""
+    """`location` None: a cache that misses every lookup and stores nothing. Holds at most `max_bytes` of results.
+    A damaged file is started afresh, whether opening finds it or a lookup or a store does; `rebuilt` says so."""
 
     def __init__(self, location: str | os.PathLike | None, max_bytes: int = PARSE_CACHE_MB << 20) -> None:
+        self.location = Path(location) if location is not None else None
         self.connection: sqlite3.Connection | None = None
         self.max_bytes = max_bytes
-        if location is not None:
-            self.connection = sqlite3.connect(location, timeout=30, isolation_level=None)
-            self.connection.execute("PRAGMA journal_mode=WAL")
-            self.connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            if self._meta("schema") != _SCHEMA:  # an older layout: start afresh (only parsing time is lost)
-                with self.connection:
-                    self.connection.execute("DROP TABLE IF EXISTS parses")
-                    self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (_SCHEMA,))
-            self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL, "
-                                    "used INTEGER NOT NULL)")
-            self.connection.execute("CREATE INDEX IF NOT EXISTS parses_used ON parses (used)")
-            self._forget_other_formats()
-            self.run = int(self._meta("runs") or 0) + 1  # this cache's use counter: the `used` of what it touches
-            self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('runs', ?)", (str(self.run),))
+        self.rebuilt = False
+        if self.location is not None:
+            try:
+                self._open(self.location)
+            except sqlite3.DatabaseError as error:
+                if not is_damaged(error):
+                    raise
+                self._rebuild(self.location)
+
+    def _open(self, location: Path) -> None:
+        """Connect, and lay out a new file (or one of an older layout or graph format) as this spider reads it."""
+        _make_private(location)
+        self.connection = sqlite3.connect(location, timeout=30, isolation_level=None)
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        if self._meta("schema") != _SCHEMA:  # an older layout: start afresh (only parsing time is lost)
+            with self.connection:
+                self.connection.execute("DROP TABLE IF EXISTS parses")
+                self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (_SCHEMA,))
+        self.connection.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, outcome BLOB NOT NULL, "
+                                "used INTEGER NOT NULL)")
+        self.connection.execute("CREATE INDEX IF NOT EXISTS parses_used ON parses (used)")
+        self._forget_other_formats()
+        self.run = int(self._meta("runs") or 0) + 1  # this cache's use counter: the `used` of what it touches
+        self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('runs', ?)", (str(self.run),))
+
+    def _rebuild(self, location: Path) -> None:
+        """Replace a damaged file with an empty cache: only parsing time is lost."""
+        self.close()
+        for suffix in _SQLITE_FILES:
+            Path(f"{location}{suffix}").unlink(missing_ok=True)
+        self.rebuilt = True
+        self._open(location)
+
+    def _recover(self, error: sqlite3.Error) -> None:
+        """After a lookup or a store failed: start a damaged file afresh (if even that fails, the cache is not
+        used again); any other failure (locked too long, changed by another spider version) only costs this call."""
+        if self.location is None or not is_damaged(error):
+            return
+        try:
+            self._rebuild(self.location)
+        except (OSError, sqlite3.Error):
+            self.close()
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -202,7 +248,8 @@ class ParseCache:
             return {}
         try:
             return self._get_many(files)
-        except sqlite3.Error:
+        except sqlite3.Error as error:
+            self._recover(error)
             return {}
 
     def _get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
@@ -236,8 +283,8 @@ class ParseCache:
             return
         try:
             self._put_many(outcomes)
-        except sqlite3.Error:
-            pass
+        except sqlite3.Error as error:
+            self._recover(error)
 
     def _put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
         rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
@@ -266,6 +313,7 @@ class ParseCache:
     def close(self) -> None:
         if self.connection is not None:
             self.connection.close()
+            self.connection = None
 
     def __enter__(self) -> "ParseCache":
         return self
@@ -282,8 +330,6 @@ def open_parse_cache() -> ParseCache:
     location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
     location.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.close(os.open(location, os.O_WRONLY | os.O_CREAT, 0o600))  # its owner's only (SQLite's journals copy
-        os.chmod(location, 0o600)  # the mode), also when it was made before this rule
         return ParseCache(location, caches.parse_cache_max_mb << 20)
-    except (OSError, sqlite3.Error):  # unwritable, someone else's, or corrupt: index without it rather than fail
+    except (OSError, sqlite3.Error):  # unwritable or someone else's: index without it rather than fail
         return ParseCache(None)

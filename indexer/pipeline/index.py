@@ -136,6 +136,8 @@ def collect_outcomes(
         todo = [f for f in files if f.path not in parsed and f.path not in cached]
         fresh = parse_all(commit, todo, progress)
         cache.put_many(zip((f.parsed_as for f in todo), fresh))
+    if cache.rebuilt:
+        report.notes.append(f"the parse cache at {cache.location} was corrupt: rebuilt")
     if base is not None:
         report.incremental = IncrementalRun(base.snapshot, base.changed_count(files), len(files) - len(cached))
     by_path = {**{path: c.outcome for path, c in cached.items()}, **parsed, **{o.path: o for o in fresh}}

@@ -60,6 +60,7 @@ class IndexReport:
     # Per file, not kept with the snapshot (tens of thousands of vendored files): None when already indexed
     skipped_files: list[dict[str, str]] | None = None  # [{path, reason}] of the files counted in `skipped`
     warned_files: list[dict[str, Any]] | None = None  # [{path, warnings}] of the files counted in `warnings`
+    notes: list[str] = field(default_factory=list)  # what the run had to repair, for whoever ran it: not kept
 
     def stats(self) -> dict[str, Any]:
         """What is stored on the Snapshot node (JSON)."""

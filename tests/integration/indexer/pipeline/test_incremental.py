@@ -9,11 +9,13 @@ snapshots must be identical.
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
@@ -22,6 +24,7 @@ from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, open_vector_store
 from spider.query.retrieve.dense import snapshot_members
 
+from tests.fixtures.damaged_files import garbage, truncated
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.helpers import one_line_error, one_window_per_function, run_spider, succeeded
@@ -176,6 +179,26 @@ def test_a_cold_parse_cache_still_gives_the_full_rebuild(tmp_path, store, repo_n
     stats = assert_incremental_equals_full(store, root, repo_name, second, open_embedder(test_embedding_model))
 
     assert stats["incremental"]["files_reparsed"] == 2  # a.py was not in this cache: parsed, written, not copied
+
+
+@pytest.mark.parametrize("damage", [garbage, truncated])
+def test_a_corrupt_parse_cache_is_rebuilt_and_the_run_says_so_once(tmp_path, repo_name, monkeypatch, damage):
+    cache = tmp_path / "parse-cache.sqlite3"
+    monkeypatch.setenv("SPIDER_PARSE_CACHE", str(cache))
+    root, _ = make_repo(tmp_path / "repo", {f"m{i}.py": f"def f{i}():\n    return {i}\n" * 20 for i in range(40)})
+    index = ("index", root, "--repo", repo_name, "--no-embed", "--json")
+    succeeded(run_spider(*index))
+    damage(cache)
+
+    make_repo(root, {"m0.py": "def f0():\n    return -1\n"}, "edit m0")
+    rebuilt = run_spider(*index)
+    make_repo(root, {"m1.py": "def f1():\n    return -1\n"}, "edit m1")
+    healthy = run_spider(*index)
+
+    assert rebuilt.stderr.splitlines() == [f"spider: warning: the parse cache at {cache} was corrupt: rebuilt"]
+    assert json.loads(succeeded(rebuilt))["incremental"]["files_reparsed"] == 40  # the rebuilt cache held nothing
+    assert healthy.stderr == ""
+    assert json.loads(succeeded(healthy))["incremental"]["files_reparsed"] == 1
 
 
 def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
+import stat
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 import spider.indexer.parse.cache as parse_cache
@@ -12,6 +14,8 @@ from spider.indexer.errors import SpiderError
 from spider.indexer.parse.cache import ParseCache
 from spider.indexer.parse.facts import Entity, Export, Import, Reference
 from spider.indexer.parse.parse_file import parse_file
+
+from tests.fixtures.damaged_files import garbage, truncated
 
 SOURCE = b"class Shop:\n    def run(self):\n        return helper()\n\ndef helper():\n    return 1\n"
 
@@ -103,6 +107,39 @@ def test_a_cache_whose_table_changed_under_it_misses_and_stores_nothing_instead_
             other.execute("CREATE TABLE parses (key TEXT PRIMARY KEY)")
         assert cache.get_many([("a.py", "b1")]) == {}
         cache.put_many([("b2", parse_file("b.py", SOURCE))])
+
+
+def filled_cache(location: Path) -> list[tuple[str, str]]:
+    """A cache of 100 files' results (several hundred pages); returns their (path, blob) pairs."""
+    with ParseCache(location) as cache:
+        cache.put_many([(f"blob{i}", parse_file(f"pkg/m{i}.py", SOURCE * 20)) for i in range(100)])
+    return [(f"pkg/m{i}.py", f"blob{i}") for i in range(100)]
+
+
+@pytest.mark.parametrize("damage", [garbage, truncated])
+def test_a_damaged_cache_file_is_started_afresh_and_says_so_once(tmp_path, damage):
+    location = tmp_path / "cache.sqlite3"
+    files = filled_cache(location)
+    damage(location)
+
+    with ParseCache(location) as cache:
+        assert cache.rebuilt and cache.get_many(files) == {}
+        cache.put_many([("blob0", parse_file("pkg/m0.py", SOURCE * 20))])
+
+    with ParseCache(location) as again:
+        assert not again.rebuilt and list(again.get_many(files)) == ["pkg/m0.py"]
+    assert stat.S_IMODE(location.stat().st_mode) == 0o600
+
+
+def test_a_cache_damaged_while_open_is_started_afresh_at_its_next_lookup(tmp_path):
+    location = tmp_path / "cache.sqlite3"
+    files = filled_cache(location)
+    with ParseCache(location) as cache:
+        garbage(location)
+
+        assert cache.get_many(files) == {} and cache.rebuilt
+        cache.put_many([("blob1", parse_file("pkg/m1.py", SOURCE))])
+        assert list(cache.get_many(files)) == ["pkg/m1.py"]
 
 
 @pytest.mark.parametrize("cls", [Entity, Import, Export, Reference])
