@@ -15,6 +15,9 @@ non-zero (which exit code a class gets is the CLI's business, not the exception'
      +-- CorruptRepository       git cannot read an object the commit needs
      +-- SnapshotConflict        another run deleted or rewrote the snapshot this one is writing
      +-- StoreBusy               the local vector store is held by another process
+     +-- CorruptStore            the local vector store's files are damaged: delete and rebuild it
+     +-- LimitExceeded           a query needed more than a service allows it (Neo4j's memory per transaction)
+     +-- OutOfSpace              a disk spider writes to lacks the room an operation needs
      +-- SelectorFailed          Stage 2 could not decide (caught per seed: the seed admits nothing)
           +-- LLMFailure         the model gave no answer
           +-- MalformedAnswer    the model's answer is not the JSON asked for
@@ -67,6 +70,19 @@ class SnapshotConflict(SpiderError):
 
 class StoreBusy(SpiderError):
     """The local (embedded) vector store is held by another process: waiting and trying again will work."""
+
+
+class OutOfSpace(SpiderError):
+    """A disk lacks the room an operation needs: checked before it starts, since a store of memory-mapped files
+    that runs out of room mid-write is killed (SIGBUS) instead of told."""
+
+
+class CorruptStore(SpiderError):
+    """The local vector store's files are damaged (truncated, overwritten): only rebuilding it helps."""
+
+
+class LimitExceeded(SpiderError):
+    """A query needed more than a service lets one query have (Neo4j's memory per transaction)."""
 
 
 class SelectorFailed(SpiderError):

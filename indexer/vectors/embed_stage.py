@@ -55,6 +55,8 @@ def embed_snapshot(
                                            if len(texts) > 1 and h not in missing})
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id and window.
     todo.sort(key=lambda job: (-len(windows[job[0]][job[1] - 1]), functions[job[0]].id, job[1]))
+    if todo:
+        vectors.reserve(len(todo))
     advance = progress("embedding functions", len(todo))
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]

@@ -22,6 +22,7 @@ and the integration tests check the two give the same answers.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -38,8 +39,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import ConfigurationError, ServiceUnavailable, StoreBusy
+from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
+from spider.indexer.errors import ConfigurationError, CorruptStore, OutOfSpace, ServiceUnavailable, StoreBusy
 from spider.indexer.settings import Settings, spider_home
+from spider.indexer.vectors.edge_panics import PanicSafeShard
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
@@ -70,6 +73,15 @@ HNSW_EF_CONSTRUCT = 200
 EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard before giving up
 STORE_ID_FILE = "spider-store-id"  # in an Edge shard's directory: the store's identity, made when it is first opened
 PRESENCE_SAMPLE = 8  # points looked up to check a store that a snapshot records as holding its vectors
+# Room an Edge shard's writes need besides their points': a new shard's (or segment's) files take 3.1 MiB
+# (measured on tmpfs). Opening an existing shard needs less: it rewrites its config and each segment's
+# segment.json, a page each, beside the old before the rename.
+EDGE_HEADROOM = 4 << 20
+EDGE_REOPEN_BYTES = 256 << 10
+# What a point takes in an Edge shard, at most, by vector size: its vector, payload and id in a segment and in
+# the WAL. Measured on tmpfs with spider's payloads: 809 B at 32-d, 3,979 B at 384-d.
+EDGE_POINT_BYTES_PER_DIM = 10
+EDGE_POINT_BYTES_FIXED = 1024
 
 Point = tuple[str, Sequence[float] | np.ndarray, dict[str, Any]]  # (content_hash, vector, {node_id, path, …})
 Members = Mapping[int, tuple[str, str]]  # a snapshot's functions: point key (`point_key`) -> (node_id, content_hash)
@@ -178,6 +190,10 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+def _vectors(count: int) -> str:
+    return f"{count:,} vector{'s' * (count != 1)}"
+
+
 def _batches(items: Sequence, size: int) -> Iterator[Sequence]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -275,6 +291,11 @@ class VectorStore(ABC):
         """Points in the collection, or in `repo`."""
         return self._count(repo, exact=True)
 
+    def reserve(self, points: int) -> None:
+        """Fail now, in one line, if the store lacks the room to insert `points` more points and index them:
+        before the embedding they would cost, not after."""
+        self._reserve(points)
+
     def build_index(self) -> None:
         """Index what was inserted since the last call (HNSW), so searches stay fast as the store grows."""
         self._build_index()
@@ -331,6 +352,9 @@ class VectorStore(ABC):
         """Points in `repo` (or all); with exact=False the engine's estimate from its payload index."""
 
     @abstractmethod
+    def _reserve(self, points: int) -> None: ...
+
+    @abstractmethod
     def _build_index(self) -> None: ...
 
     @abstractmethod
@@ -347,7 +371,8 @@ class EdgeVectorStore(VectorStore):
     lost whole queries (top-45 recall 0.0 for some; bench/results/embed.md).
 
     Only one handle may hold a shard: while another process (or handle) has it, opening retries for
-    `lock_wait` seconds, then raises SpiderError.
+    `lock_wait` seconds, then raises SpiderError. Every engine call is a `PanicSafeShard`'s: where damaged files
+    make the engine panic, opening or any later call raises CorruptStore.
     """
 
     def __init__(self, directory: str | os.PathLike, dim: int, *, lock_wait: float = EDGE_LOCK_WAIT) -> None:
@@ -362,8 +387,9 @@ class EdgeVectorStore(VectorStore):
             hnsw_config=E.HnswIndexConfig(m=0, payload_m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
                                           full_scan_threshold=10_000),
         )
-        self._shard = self._open(config, lock_wait)
         self.where = f"the local vector store {self.directory}"
+        self._ensure_space(self._space_to_open(), "opening it")
+        self._shard: Any = PanicSafeShard(self._open(config, lock_wait), self.directory)  # a panic: CorruptStore
         try:
             self.store_id = self._own_id()
             schema = self._shard.info().payload_schema
@@ -381,13 +407,16 @@ class EdgeVectorStore(VectorStore):
     def _open(self, config: Any, lock_wait: float):
         E = self._E
         self.directory.mkdir(parents=True, exist_ok=True)
+        shards = PanicSafeShard(E.EdgeShard, self.directory)
         deadline = time.monotonic() + lock_wait
         while True:
             segments = self.directory / "segments"
             try:
                 if segments.is_dir() and any(segments.iterdir()):
-                    return E.EdgeShard.load(str(self.directory), config)
-                return E.EdgeShard.create(str(self.directory), config)
+                    return shards.load(str(self.directory), config)
+                return shards.create(str(self.directory), config)
+            except CorruptStore:
+                raise
             except Exception as exc:  # qdrant_edge raises plain Exception; tell cases apart by message
                 message = str(exc)
                 busy = "WouldBlock" in message or "already contains segment data" in message  # held / racing create
@@ -407,6 +436,35 @@ class EdgeVectorStore(VectorStore):
                 raise ServiceUnavailable(
                     f"cannot open the local vector store {self.directory}: {_one_line(message)}"
                 ) from None
+
+    def _ensure_space(self, needed: int, doing: str) -> None:
+        """Raise OutOfSpace unless the shard's disk has `needed` bytes free: Edge grows memory-mapped files,
+        and a write into one on a full disk kills the process (SIGBUS) instead of failing."""
+        free = free_bytes(self.directory)
+        if free < needed:
+            raise OutOfSpace(f"{self.where} has {mib(free)} free, and {doing} needs about {mib(needed)}: "
+                             "free space on its disk, then run again")
+
+    def _space_to_open(self) -> int:
+        """Loading a shard reads its mapped segment files ahead (all but the payload storage, which spider's
+        shards keep cold: Edge's default); where reading a hole takes a page (tmpfs), that fills their holes."""
+        segments = self.directory / "segments"
+        if not segments.is_dir():
+            return EDGE_HEADROOM  # a new shard
+        fills = hole_bytes(segments, skip={"payload_storage"}) if reading_holes_takes_space(segments) else 0
+        return EDGE_REOPEN_BYTES + fills
+
+    def _space_to_insert(self, points: int) -> int:
+        return points * (EDGE_POINT_BYTES_PER_DIM * self.dim + EDGE_POINT_BYTES_FIXED)
+
+    def _unindexed_bytes(self) -> int:
+        """What `build_index` may rewrite: the segments whose vectors have no HNSW index yet (Edge's optimizer
+        writes an indexed copy of each before it drops it). A segment whose config cannot be read counts."""
+        segments = self.directory / "segments"
+        if not segments.is_dir():
+            return 0
+        return sum(allocated_bytes(segment) for segment in segments.iterdir()
+                   if segment.is_dir() and not _hnsw_indexed(segment))
 
     def _own_id(self) -> str:
         """The id in the shard's directory, made when the shard is first opened (under its lock): a store made
@@ -431,12 +489,14 @@ class EdgeVectorStore(VectorStore):
 
     def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         E = self._E
+        self._ensure_space(EDGE_HEADROOM + self._space_to_insert(len(points)), f"storing {_vectors(len(points))}")
         self._shard.update(E.UpdateOperation.upsert_points(
             [E.Point(id=pid, vector=vec, payload=payload) for pid, vec, payload in points],
             update_mode=E.UpdateMode.InsertOnly,
         ))
 
     def _delete(self, ids: list[str]) -> None:
+        self._ensure_space(EDGE_HEADROOM, f"deleting {_vectors(len(ids))}")
         self._shard.update(self._E.UpdateOperation.delete_points(ids))  # type: ignore[arg-type]  # str ids are ids
 
     def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
@@ -465,12 +525,19 @@ class EdgeVectorStore(VectorStore):
     def _count(self, repo: str | None, exact: bool) -> int:
         return self._shard.count(self._E.CountRequest(exact=exact, filter=self._filter(repo)))
 
+    def _reserve(self, points: int) -> None:
+        stored = self._space_to_insert(points)  # and again when indexed, with the points not indexed yet
+        self._ensure_space(EDGE_HEADROOM + 2 * stored + self._unindexed_bytes(),
+                           f"storing and indexing {_vectors(points)}")
+
     def _build_index(self) -> None:
+        self._ensure_space(EDGE_HEADROOM + self._unindexed_bytes(), "indexing its vectors")
         self._shard.optimize()  # Edge has no background optimizer; below its indexing threshold this is a no-op
 
     def _close(self) -> None:
         if self._shard is not None:
-            self._shard.flush()
+            if free_bytes(self.directory) >= EDGE_HEADROOM:  # else its WAL keeps every update for the next open
+                self._shard.flush()
             self._shard.close()
             self._shard = None
 
@@ -610,6 +677,9 @@ class QdrantServerStore(VectorStore):
         with self._errors():
             return self._client.count(self.collection, count_filter=self._filter(repo), exact=exact).count
 
+    def _reserve(self, points: int) -> None:
+        """Nothing to check here: a Qdrant server watches its own disk."""
+
     def _build_index(self) -> None:
         """Nothing to do: a Qdrant server indexes new points in the background."""
 
@@ -617,6 +687,15 @@ class QdrantServerStore(VectorStore):
         if self._owns and self._client is not None:
             self._client.close()
         self._client = None
+
+
+def _hnsw_indexed(segment: Path) -> bool:
+    """Whether an Edge segment's vectors have an HNSW index, by its segment.json."""
+    try:
+        vectors = json.loads((segment / "segment.json").read_text())["config"]["vector_data"].values()
+        return all(vector["index"]["type"] == "hnsw" for vector in vectors)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def open_vector_store(model_name: str, dim: int) -> VectorStore:
