@@ -11,7 +11,9 @@ import traceback
 from typing import Any, Callable
 
 import click
+from spider.indexer.disk_space import disk_failure
 from spider.indexer.errors import SpiderError
+from spider.indexer.graph.store import graph_failure
 from spider.indexer.redact import redact, redacted_output
 from spider.indexer.settings import Settings
 from spider.indexer.terminal import printable
@@ -38,6 +40,21 @@ def one_line(text: str) -> str:
     return printable(redact(lines[0] if lines else ""))
 
 
+def foreseen(error: BaseException, settings: Settings) -> SpiderError | None:
+    """`error` as the user-facing failure it is, or None for a bug: a SpiderError, or a failure of spider's
+    environment that a library raises in its own class (`graph_failure`: the Neo4j `settings` name gone, its
+    memory limit reached; `disk_failure`: a full disk)."""
+    if isinstance(error, SpiderError):
+        return error
+    return graph_failure(error, settings.neo4j) or disk_failure(error)
+
+
+def unexpected(error: BaseException) -> str:
+    """How a bug is reported: its class and the first line of its message."""
+    detail = one_line(str(error))
+    return f"unexpected {type(error).__name__}{': ' * bool(detail)}{detail}"
+
+
 def _print_traceback(debug: bool) -> None:
     if debug:
         click.echo(redact(traceback.format_exc()).rstrip(), err=True)
@@ -46,7 +63,8 @@ def _print_traceback(debug: bool) -> None:
 def fail_cleanly(command: Callable) -> Callable:
     """The one error handler: a failure becomes one line on stderr and a non-zero exit, never a traceback (but
     with --debug or SPIDER_DEBUG=1, after a traceback); a user-facing SpiderError exits 2, an unexpected exception
-    70, a reader that closed the pipe 141 in silence. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
+    70 (so does a BaseException such as pyo3's PanicException, a Rust panic), a reader that closed the pipe 141
+    in silence. Everything the command prints or logs has its secrets masked (`indexer.redact`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -54,8 +72,9 @@ def fail_cleanly(command: Callable) -> Callable:
         prog = context.find_root().info_name or "spider"
         debug = context.meta.get(DEBUG) or Settings.from_env().debug
         # The driver logs every retried transient error (a deadlock between concurrent write batches, which it
-        # retries) as a warning with a multi-line lock dump; only what it gives up on matters to a user.
-        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        # retries) as a warning with a multi-line lock dump, and a lost connection as an error; only what it gives
+        # up on matters to a user, and that reaches this handler as an exception (`foreseen`).
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
         try:
             with redacted_output():
                 return command(*args, **kwargs)
@@ -65,18 +84,19 @@ def fail_cleanly(command: Callable) -> Callable:
             # The reader left (`| head`): nothing more can be said to it, and Python's flush at exit must not try.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(BROKEN_PIPE_EXIT)
-        except SpiderError as exc:
-            _print_traceback(debug)
-            click.echo(f"{prog}: error: {one_line(str(exc))}", err=True)
-            sys.exit(next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind)))
-        except Exception as exc:
-            _print_traceback(debug)
-            detail = one_line(str(exc))
-            hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
-            click.echo(f"{prog}: error: unexpected {type(exc).__name__}{': ' * bool(detail)}{detail}{hint}", err=True)
-            sys.exit(UNEXPECTED_EXIT)
         except KeyboardInterrupt:
             click.echo(f"{prog}: interrupted (nothing half-written is visible: the snapshot stays incomplete)", err=True)
             sys.exit(130)
+        except SystemExit:
+            raise
+        except BaseException as exc:
+            _print_traceback(debug)
+            known = foreseen(exc, Settings.from_env())
+            if known is not None:
+                click.echo(f"{prog}: error: {one_line(str(known))}", err=True)
+                sys.exit(next(code for kind, code in EXIT_CODES.items() if isinstance(known, kind)))
+            hint = "" if debug else f" (run `{prog} --debug ...` or set SPIDER_DEBUG=1 for the traceback)"
+            click.echo(f"{prog}: error: {unexpected(exc)}{hint}", err=True)
+            sys.exit(UNEXPECTED_EXIT)
 
     return wrapper

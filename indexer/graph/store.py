@@ -14,16 +14,18 @@ from itertools import islice
 from typing import Any, Callable, Iterator
 
 import neo4j
-from neo4j.exceptions import AuthError, ClientError, Neo4jError
+from neo4j.exceptions import AuthError, ClientError, Neo4jError, SessionExpired, TransientError
 from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
 from spider import cypher
 from spider.indexer.errors import (
     ConfigurationError,
     InvalidInput,
+    LimitExceeded,
     RepositoryNotFound,
     ServiceUnavailable,
     SnapshotConflict,
     SnapshotNotFound,
+    SpiderError,
 )
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.facts import GraphNode
@@ -33,6 +35,7 @@ from spider.indexer.vectors.embed_stats import EmbedStats
 BATCH = 2000
 _SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")
 WRITERS = 2  # concurrent write sessions
+MEMORY_POOL = "Neo.TransientError.General.MemoryPoolOutOfMemoryError"  # past db.memory.transaction.(total.)max
 
 
 def chunks(rows: list, size: int) -> Iterator[list]:
@@ -60,6 +63,26 @@ def indexed_repositories(repos: list[str]) -> str:
     if len(names) <= _NAMED_AT_MOST:
         return f"indexed: {', '.join(names)}"
     return f"indexed: {', '.join(names[:_NAMED_AT_MOST])}, … {len(names)} in all: `spider snapshots` lists them"
+
+
+def graph_failure(error: BaseException, neo4j_settings: Neo4jSettings | None) -> SpiderError | None:
+    """What a driver error means to a user when no statement is at fault, as the SpiderError it then is; None for
+    any other error. Neo4j going away mid-command (stopped, killed, restarted) and a query outgrowing the memory
+    Neo4j lets a transaction have are no bugs of spider's, but the driver raises them in its own classes wherever
+    they happen. `neo4j_settings`: the NEO4J_URI server, None for the local one."""
+    if isinstance(error, (Neo4jUnavailable, SessionExpired)):
+        if neo4j_settings is None:
+            return ServiceUnavailable("the local Neo4j stopped answering: start it with `spider neo4j start` "
+                                      "(`spider neo4j status` shows its state), then try again")
+        return ServiceUnavailable(f"Neo4j at {neo4j_settings.uri} stopped answering: check that it runs and is "
+                                  "reachable, then try again")
+    if isinstance(error, TransientError):
+        reason = " ".join((error.message or "").split())[:300]
+        if error.code == MEMORY_POOL:
+            return LimitExceeded(f"the query needed more memory than Neo4j lets a transaction use ({reason}): "
+                                 "narrow it (a LIMIT, fewer hops, no collect() of everything), or raise that limit")
+        return ServiceUnavailable(f"Neo4j could not finish the query for now ({error.code}: {reason}): try again")
+    return None
 
 
 def templated(name: str, **names: str) -> str:
