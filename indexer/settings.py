@@ -61,7 +61,8 @@ QUEUES = ("parse", "write", "embed")  # Celery queues: tree-sitter batches, reso
 PARSE_CACHE_MB = 1024  # default bound on the parse cache: ~200,000 files' results at the 5.2 KB each of the dev eval
 ISSUE_TOKENS = 4_000  # default of SPIDER_LLM_ISSUE_TOKENS
 # The settings whose values are secrets, and those that are URLs whose passwords are: `indexer.redact` masks them.
-SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY")
+SECRET_VARIABLES = ("NEO4J_PASSWORD", "QDRANT_API_KEY", "ANTHROPIC_API_KEY", "SPIDER_OPENAI_API_KEY",
+                    "SPIDER_MCP_TOKEN")
 URL_VARIABLES = ("NEO4J_URI", "SPIDER_BROKER_URL", "SPIDER_RESULT_BACKEND", "QDRANT_URL", "SPIDER_OPENAI_BASE_URL")
 
 
@@ -189,6 +190,7 @@ class Settings:
     learned_model: str | None = None  # SPIDER_LEARNED_MODEL; None: the shipped model
     cypher_timeout_setting: str | None = None  # SPIDER_CYPHER_TIMEOUT as written
     debug: bool = False  # SPIDER_DEBUG=1: tracebacks with every error
+    mcp_token: str | None = field(default=None, repr=False)  # SPIDER_MCP_TOKEN: what `spider mcp --http` requires
     secrets: tuple[str, ...] = ()  # the values of SECRET_VARIABLES
     secret_urls: tuple[str, ...] = ()  # the values of URL_VARIABLES
 
@@ -221,6 +223,7 @@ class Settings:
             learned_model=get("SPIDER_LEARNED_MODEL") or None,
             cypher_timeout_setting=get("SPIDER_CYPHER_TIMEOUT"),
             debug=get("SPIDER_DEBUG") == "1",
+            mcp_token=get("SPIDER_MCP_TOKEN") or None,
             secrets=tuple(get(variable, "") for variable in SECRET_VARIABLES),
             secret_urls=tuple(get(variable, "") for variable in URL_VARIABLES),
         )

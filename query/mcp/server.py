@@ -9,13 +9,13 @@ from typing import Any, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 from spider.indexer.api import Stores
-from spider.indexer.cli.error_handler import one_line
-from spider.indexer.errors import SpiderError
+from spider.indexer.cli.error_handler import foreseen, one_line, unexpected
 from spider.indexer.redact import redact
-from spider.query.mcp.budget import DEFAULT_MAX_TOKENS
+from spider.indexer.settings import Settings
+from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, as_json, elided
 from spider.query.mcp.tools import TOOLS, SpiderTools
 
 NAME = "spider"
@@ -39,6 +39,7 @@ dropped whole and the answer says so. Everything is read-only.
 """
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
+ERROR_CHARS = 500  # the longest tool error: one that repeats a caller's value (an unknown id) is elided to fit
 TITLES = {"localize": "Localize an issue", "code": "Read a function's code", "neighbourhood": "Graph neighbourhood",
           "callers": "Who calls this", "callees": "What this calls", "file_outline": "Outline a file",
           "repos": "Indexed repositories", "changed": "What changed between snapshots",
@@ -46,20 +47,28 @@ TITLES = {"localize": "Localize an issue", "code": "Read a function's code", "ne
 
 
 class SpiderServer(MCPServer):
-    """The SDK's server, but arguments that do not fit a tool's schema are refused in one line that names each
-    bad argument and what it must be, never echoing the value (pydantic's own message is multi-line and quotes
-    it: the caller's data, perhaps a 200,000-character issue)."""
+    """The SDK's server, but every tool error it answers is made here, at most ERROR_CHARS long: a value the
+    caller sent (an unknown id or tool name, a statement Neo4j quotes) is elided, never echoed whole."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
         except ToolError as exc:
-            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
-                raise
-            wrong = "; ".join(f"{'.'.join(map(str, error['loc'])) or 'arguments'}: {error['msg']}"
-                              for error in exc.__cause__.errors())
-            raise ToolError(f"Error executing tool {name}: bad arguments: {wrong}") from exc.__cause__
+            raise ToolError(elided(worded(name, exc), ERROR_CHARS)) from exc.__cause__
+
+
+def worded(name: str, error: ToolError) -> str:
+    """What a tool error says. Arguments that do not fit a tool's schema are named, each with what it must be,
+    never with its value (pydantic's own message is multi-line and quotes it: the caller's data, perhaps a
+    200,000-character issue)."""
+    if not isinstance(error.__cause__, ValidationError):
+        return str(error)
+    wrong = "; ".join(f"{'.'.join(map(str, problem['loc'])) or 'arguments'}: {problem['msg']}"
+                      for problem in error.__cause__.errors())
+    return f"Error executing tool {name}: bad arguments: {wrong}"
 
 
 def masked(answer: BaseModel) -> BaseModel:
@@ -76,16 +85,32 @@ def masked(answer: BaseModel) -> BaseModel:
         raise ToolError("the answer held a secret that could not be masked in place; it was withheld") from None
 
 
-def guarded(tool: Callable[..., BaseModel]) -> Callable[..., BaseModel]:
-    """`tool` with its answer masked and spider's foreseen failures (unknown repository, id or revision, a
-    refused query, bad arguments) as one-line tool errors, worded and masked as the CLI words its errors."""
+def delivered(answer: BaseModel) -> CallToolResult:
+    """`answer` as the client receives it, and as the budget counts it (`budget.py`): its JSON as structured
+    content, and the same JSON, compact, as the text a client without structured output reads (the SDK's own
+    text is indented JSON, longer than what the budget counts)."""
+    return CallToolResult(content=[TextContent(type="text", text=as_json(answer))],
+                          structured_content=answer.model_dump(mode="json"))
+
+
+def guarded(tool: Callable[..., BaseModel], settings: Settings) -> Callable[..., CallToolResult]:
+    """`tool` with its answer masked and delivered, and spider's foreseen failures (unknown repository, id or
+    revision, a refused query, bad arguments, the Neo4j `settings` name gone or out of memory) as one-line tool
+    errors, worded and masked as the CLI words them."""
 
     @functools.wraps(tool)
-    def call(*args: Any, **kwargs: Any) -> BaseModel:
+    def call(*args: Any, **kwargs: Any) -> CallToolResult:
         try:
-            return masked(tool(*args, **kwargs))
-        except SpiderError as exc:
-            raise ToolError(one_line(str(exc))) from None
+            return delivered(masked(tool(*args, **kwargs)))
+        except Exception as exc:
+            known = foreseen(exc, settings)
+            if known is None:
+                raise  # a bug: the SDK answers "Error executing tool NAME" and logs its traceback
+            raise ToolError(one_line(str(known))) from None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # pyo3's PanicException (a Rust panic): not an Exception, it would end the server
+            raise RuntimeError(unexpected(exc)) from exc  # so the SDK answers and logs it as the bug it is
 
     return call
 
@@ -102,6 +127,6 @@ def build_server(stores: Stores, max_tokens: int = DEFAULT_MAX_TOKENS) -> MCPSer
     tools = SpiderTools(stores, max_tokens)
     for name in TOOLS:
         tool = getattr(tools, name)
-        server.add_tool(guarded(tool), name=name, title=TITLES[name], description=paragraph(tool.__doc__),
-                        annotations=READ_ONLY, structured_output=True)
+        server.add_tool(guarded(tool, stores.settings), name=name, title=TITLES[name],
+                        description=paragraph(tool.__doc__), annotations=READ_ONLY, structured_output=True)
     return server

@@ -32,7 +32,7 @@ from spider.query.mcp.answers import (
     Rows,
     SnapshotInfo,
 )
-from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, Dropped, bounded, estimate_tokens
+from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, Dropped, bounded, elided, received_tokens
 from spider.query.mcp.ids import CHOICES, Candidate, choose, ranked, simple_names
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS
 from spider.query.results import Method
@@ -115,10 +115,10 @@ class SpiderTools:
                       end_line=info["end_line"], language=info["language"], kind=info["kind"],
                       degree=info["degree"], code=info["code"])
         budget = self._budget(max_tokens)
-        if estimate_tokens(answer) <= budget:
+        if received_tokens(answer) <= budget:
             return answer
-        note = (f"the code (~{estimate_tokens(answer.code)} tokens) is longer than max_tokens={budget}: read "
-                f"{answer.path} lines {answer.start_line}-{answer.end_line}, or ask with a larger max_tokens")
+        note = (f"the code (~{received_tokens(answer.code)} tokens as received) does not fit max_tokens={budget}: "
+                f"read {answer.path} lines {answer.start_line}-{answer.end_line}, or ask with a larger max_tokens")
         return answer.model_copy(update={"code": None, "dropped": Dropped(items=1, kept=0, note=note)})
 
     def neighbourhood(
@@ -264,7 +264,7 @@ class SpiderTools:
             raise NotFound(f"no {kinds} {wanted!r} in {repo} @ {snapshot[:12]} (ids look like "
                            "path/to/file.py:Class.method; localize and file_outline name them)")
         listed = ranked(wanted, candidates)
-        return Ambiguous(wanted=wanted, candidates=listed[:CHOICES], more=max(0, len(listed) - CHOICES))
+        return Ambiguous(wanted=elided(wanted), candidates=listed[:CHOICES], more=max(0, len(listed) - CHOICES))
 
     def _related(self, query: str, wanted: str, repo: str | None, rev: str | None, max_tokens: int | None,
                  labels: tuple[str, ...], relation: str, **params: Any) -> Neighbours:

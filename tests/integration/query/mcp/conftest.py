@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from math import ceil
 from typing import Any, Awaitable, Callable
 
 import anyio
@@ -56,6 +57,14 @@ def structured(result: CallToolResult) -> dict:
     assert not result.is_error, result.content
     assert json.loads(result.content[0].text) == result.structured_content
     return result.structured_content
+
+
+def received_tokens(result: CallToolResult) -> int:
+    """The tokens a client receives for a successful call (characters / 4): its text content, which a client may
+    show its model, and its structured content, which another shows instead, as the compact JSON on the wire."""
+    (content,) = result.content
+    on_the_wire = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
+    return ceil((len(content.text) + len(on_the_wire)) / 4)
 
 
 def error_text(result: CallToolResult) -> str:

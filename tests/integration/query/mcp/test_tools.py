@@ -3,16 +3,24 @@ the structured output, the budget, ambiguous ids, a write through `cypher`, erro
 
 from __future__ import annotations
 
-import json
+from math import ceil
 
 import pytest
 from mcp.types import CallToolResult
 from spider.indexer import open_stores
 from spider.query import localize
 from spider.query.mcp import INSTRUCTIONS, TOOLS, build_server
+from spider.query.mcp.budget import MIN_MAX_TOKENS
 
 from tests.integration.helpers import ISSUE
-from tests.integration.query.mcp.conftest import LONG_CODE, PLANTED_KEY, call_tools, error_text, structured
+from tests.integration.query.mcp.conftest import (
+    LONG_CODE,
+    PLANTED_KEY,
+    call_tools,
+    error_text,
+    received_tokens,
+    structured,
+)
 
 
 @pytest.fixture(scope="module")
@@ -145,23 +153,48 @@ def test_cypher_runs_reads_and_named_queries_and_refuses_a_write(server, indexed
 def test_every_answer_fits_its_budget_dropping_whole_items(server, indexed):
     every = "MATCH (f:Function {repo: $repo}) RETURN f.id AS id, f.code AS code ORDER BY id"
     full = structured(call(server, "cypher", statement=every, repo=indexed.repo))
-    small = structured(call(server, "cypher", statement=every, repo=indexed.repo, max_tokens=500))
-    assert len(json.dumps(small)) / 4 <= 500 < len(json.dumps(full)) / 4
+    small = structured(call(server, "cypher", statement=every, repo=indexed.repo, max_tokens=1000))
     kept = small["dropped"]["kept"]
     assert small["rows"] == full["rows"][:kept] and small["dropped"]["items"] == len(full["rows"]) - kept > 0
-    assert "max_tokens=500" in small["dropped"]["note"]
+    assert "max_tokens=1000" in small["dropped"]["note"]
     every_hit = structured(call(server, "localize", issue=ISSUE, repo=indexed.repo, k=20, selector="none"))
     hits = structured(call(server, "localize", issue=ISSUE, repo=indexed.repo, k=20, selector="none",
-                           max_tokens=1000))
+                           max_tokens=1500))
     assert 0 < len(hits["results"]) < len(every_hit["results"]) and every_hit["dropped"] is None
     assert hits["results"] == every_hit["results"][:len(hits["results"])]
     assert hits["dropped"]["items"] == len(every_hit["results"]) - len(hits["results"])
-    short = structured(call(server, "code", id="checkout", repo=indexed.repo, max_tokens=500))
+    short = structured(call(server, "code", id="checkout", repo=indexed.repo, max_tokens=1000))
     assert short["code"].startswith("def checkout(") and short["dropped"] is None
-    long = structured(call(server, "code", id="long_report", repo=indexed.repo, max_tokens=500))
+    long = structured(call(server, "code", id="long_report", repo=indexed.repo, max_tokens=1000))
     assert long["code"] is None and (long["path"], long["start_line"], long["end_line"]) == ("shop/report.py", 1, 83)
     assert long["dropped"]["items"] == 1 and "read shop/report.py lines 1-83" in long["dropped"]["note"]
     assert structured(call(server, "code", id="long_report", repo=indexed.repo))["code"] == LONG_CODE
+
+
+def big_calls(indexed) -> dict[str, dict]:
+    """A call of each tool whose whole answer is as long as the shop allows."""
+    return {
+        "localize": {"issue": ISSUE, "repo": indexed.repo, "k": 20, "selector": "none"},
+        "code": {"id": "long_report", "repo": indexed.repo},
+        "neighbourhood": {"id": "checkout", "depth": 8, "repo": indexed.repo},
+        "callers": {"id": "shop/payments.py:charge", "repo": indexed.repo},
+        "callees": {"id": "checkout", "repo": indexed.repo},
+        "file_outline": {"path": "shop/models.py", "repo": indexed.repo},
+        "repos": {},
+        "changed": {"repo": indexed.repo, "old": indexed.old, "new": indexed.new},
+        "cypher": {"statement": "MATCH (f:Function {repo: $repo}) RETURN f.id AS id, f.code AS code ORDER BY id",
+                   "repo": indexed.repo},
+    }
+
+
+@pytest.mark.parametrize("budget", [MIN_MAX_TOKENS, 4_000])
+def test_what_a_client_receives_of_every_tool_fits_the_budget(server, indexed, budget):
+    calls = big_calls(indexed)
+    assert list(calls) == list(TOOLS)
+    for tool, arguments in calls.items():
+        result = call(server, tool, **arguments, max_tokens=budget)
+        structured(result)  # the text content is the structured content's JSON
+        assert ceil(len(result.content[0].text) / 4) <= received_tokens(result) <= budget, tool
 
 
 def test_unknown_repositories_ids_and_bad_arguments_are_tool_errors_and_the_server_lives_on(server, indexed):
@@ -182,12 +215,23 @@ def test_unknown_repositories_ids_and_bad_arguments_are_tool_errors_and_the_serv
         ("cypher", "Cypher error"): {"statement": "MATCH (n RETURN n"},
         ("localize", "bad arguments: issue: String should have at most 200000 characters"): {"issue": "x" * 200_001},
         ("code", "bad arguments: id: String should have at least 1 character; max_tokens: Input should be "
-                 "greater than or equal to 500"): {"id": "", "max_tokens": 3},
+                 "greater than or equal to 1000"): {"id": "", "max_tokens": 3},
     }
     for (tool, message), arguments in errors.items():
         text = error_text(call(server, tool, **arguments))
         assert message in text and "x" * 50 not in text, (tool, text)  # a value is never echoed
     assert structured(call(server, "repos"))["repositories"]
+
+
+def test_a_long_value_is_never_echoed_whole_in_an_error_or_an_answer(server, indexed):
+    unknown = "shop/" + "g" * 1_985 + ".py:ghost"  # as long as an id may be: 2,000 characters
+    text = error_text(call(server, "code", id=unknown, repo=indexed.repo))
+    assert len(text) <= 500 and "g" * 300 not in text and "characters]…" in text
+    assert text.startswith("Error executing tool code: no function 'shop/ggg") and text.endswith("name them)")
+    nameless = error_text(call(server, "t" * 5_000))
+    assert len(nameless) <= 500 and "t" * 300 not in nameless
+    ambiguous = structured(call(server, "code", id="q" * 1_990 + ".total", repo=indexed.repo))["ambiguous"]
+    assert len(ambiguous["wanted"]) <= 200 and len(ambiguous["candidates"]) == 3
 
 
 def test_no_secret_reaches_a_tool_result(server, indexed, neo4j_settings, monkeypatch):

@@ -8,12 +8,17 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx2
 import pytest
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from spider.query.mcp import TOOLS
+from spider.query.mcp.access import TOKEN_VARIABLE
 
 from tests.integration.helpers import ISSUE, one_line_error, run_spider
 from tests.integration.query.mcp.conftest import PLANTED_KEY, all_text, call_tools, error_text, structured
@@ -78,11 +83,13 @@ def test_a_stdio_server_answers_an_agents_session_and_leaks_nothing(indexed, sec
     check_log(log, secrets)
 
 
-def test_an_http_server_answers_an_agents_session_and_leaks_nothing(indexed, secrets, neo4j_settings, tmp_path):
-    port, log = free_port(), tmp_path / "stderr.log"
+@contextmanager
+def http_server(address: str, log: Path, *args: str, env: dict[str, str] = PLANTED) -> Iterator[int]:
+    """`spider mcp --http ADDRESS ARGS` with its output in `log`, once its port answers; yields the port."""
+    port = free_port()
     with log.open("w") as errlog:
-        server = subprocess.Popen(["spider", "mcp", "--http", f"127.0.0.1:{port}"], stdout=errlog, stderr=errlog,
-                                  env={**os.environ, **PLANTED})
+        server = subprocess.Popen(["spider", "mcp", "--http", f"{address}:{port}", *args], stdout=errlog,
+                                  stderr=errlog, env={**os.environ, **env})
     try:
         deadline = time.monotonic() + 120
         while server.poll() is None and time.monotonic() < deadline:
@@ -92,20 +99,60 @@ def test_an_http_server_answers_an_agents_session_and_leaks_nothing(indexed, sec
             except OSError:
                 time.sleep(0.2)
         assert server.poll() is None, log.read_text()
-        names, results = call_tools(f"http://127.0.0.1:{port}/mcp",
-                                    lambda client: agent_session(client, indexed.repo, neo4j_settings.password))
+        yield port
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def with_token(url: str, token: str):
+    """The SDK's HTTP transport to `url`, sending `token` as its bearer credential."""
+    bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    return streamable_http_client(url, http_client=bearer)
+
+
+def test_an_http_server_answers_an_agents_session_and_leaks_nothing(indexed, secrets, neo4j_settings, tmp_path):
+    log = tmp_path / "stderr.log"
+    with http_server("127.0.0.1", log) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        names, results = call_tools(url, lambda client: agent_session(client, indexed.repo, neo4j_settings.password))
+        with httpx2.stream("GET", url, headers={"Accept": "text/event-stream"}, timeout=30) as stream:
+            pushed = (stream.status_code, stream.headers.get("allow"))  # read no body: an SSE one never ends
     check_session(names, results, indexed.repo, secrets)
     check_log(log, secrets)
     assert "POST /mcp" in log.read_text()  # the log is there, masked, not empty
+    assert pushed == (405, "POST")  # a stateless server has nothing to push: no stream that never ends
+
+
+def test_an_http_server_beyond_loopback_answers_only_the_bearer_of_its_token(indexed, secrets, neo4j_settings,
+                                                                           tmp_path):
+    log, token = tmp_path / "stderr.log", "shared-server-token-4c1d9e7b2a"
+    with http_server("0.0.0.0", log, env={**PLANTED, TOKEN_VARIABLE: token}) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        names, results = call_tools(with_token(url, token),
+                                    lambda client: agent_session(client, indexed.repo, neo4j_settings.password))
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        json_headers = {"Accept": "application/json, text/event-stream"}
+        anonymous = httpx2.post(url, json=initialize, headers=json_headers, timeout=30)
+        impostor = httpx2.post(url, json=initialize, headers={**json_headers, "Authorization": "Bearer guess"},
+                              timeout=30)
+        browser = httpx2.post(url, json=initialize, timeout=30, headers={
+            **json_headers, "Authorization": f"Bearer {token}", "Origin": "http://evil.example"})
+    check_session(names, results, indexed.repo, [*secrets, token])
+    check_log(log, [*secrets, token])
+    assert (anonymous.status_code, impostor.status_code, browser.status_code) == (401, 401, 403)
+    assert log.read_text().startswith("spider mcp: warning: listening on 0.0.0.0, beyond this machine: every "
+                                      "request must bear the token of SPIDER_MCP_TOKEN")
 
 
 @pytest.mark.parametrize("args, env, message", [
     (("--http", "nowhere"), {}, "--http takes HOST:PORT or PORT (e.g. 127.0.0.1:8765), not 'nowhere'"),
     (("--http", "127.0.0.1:99999"), {}, "--http takes HOST:PORT or PORT"),
     ((), {"NEO4J_URI": "bolt://127.0.0.1:1"}, "cannot reach Neo4j at bolt://127.0.0.1:1"),
+    (("--http", "0.0.0.0:8765"), {}, ("--http 0.0.0.0 is reachable beyond this machine and would serve all indexed "
+                                      "code to anyone: set SPIDER_MCP_TOKEN")),
+    (("--http", "[::]:8765"), {}, "or pass --allow-unauthenticated"),
+    (("--http", "0.0.0.0:8765"), {"SPIDER_MCP_TOKEN": "guessable"}, "SPIDER_MCP_TOKEN must be at least 16"),
 ])
 def test_a_server_that_cannot_start_says_why_in_one_line(args, env, message, neo4j_settings):
     failed = run_spider("mcp", *args, env={**PLANTED, **env}, timeout=120)
