@@ -15,11 +15,24 @@ from typing import Iterator
 import pytest
 from neo4j.exceptions import ClientError
 from spider import cypher
+from spider.indexer.graph import neo4j_local
 from spider.indexer.settings import Settings
 
 from tests.integration.helpers import one_line_error, run_spider, succeeded
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
+# Statements whose whole cost is inside one expression (issue 45): Neo4j checks a transaction's termination between
+# rows only, and each of these is one row; the launcher's ExpressionGuard makes every expression check it. {name}
+# names the result column, so that SHOW TRANSACTIONS tells the test's statement from others'.
+EXPRESSION_COSTS = {
+    "reduce_string_growth": "RETURN size(reduce(s = '', x IN range(1, 400000) | s + 'aaaaaaaaaa')) AS {name}",
+    "reduce_list_growth": "RETURN size(reduce(l = [], x IN range(1, 200000) | [y IN l | y] + x)) AS {name}",
+    "nested_comprehension": "RETURN size([x IN range(1, 100000) | size([y IN range(1, 100000) | x * y])]) AS {name}",
+    "nested_quantifier": "RETURN any(x IN range(1, 100000) WHERE any(y IN range(1, 100000) WHERE x * y < 0)) "
+                         "AS {name}",
+}
+# Generous: the machine running the tests is shared and noisy. Without the guard these ran for minutes.
+SLACK = 30
 local_only = pytest.mark.skipif(Settings.from_env().neo4j is not None, reason="the local launcher's settings")
 
 
@@ -69,6 +82,7 @@ def attacks(port: str) -> dict[str, str]:
         "in_transactions": "UNWIND [1] AS x CALL (x) { RETURN x AS y } IN TRANSACTIONS RETURN y",
         "two_statements": "MATCH (n:Snapshot) RETURN n.repo AS repo;\nMATCH (m:Snapshot) RETURN m.repo AS repo",
         "write": "CREATE (n:Function {repo: $repo, id: 'injected'}) RETURN n.id AS id",
+        "comprehension_of_a_billion": "RETURN size([x IN range(1, 1000000000) | 1]) AS n",
     }
 
 
@@ -163,10 +177,40 @@ def running(store, text: str) -> list[str]:
     return [r["transactionId"] for r in rows]
 
 
-def test_one_interrupt_stops_the_query_and_the_process(shop, tmp_path, store):
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds each thread of the local Neo4j has used (Linux /proc); empty where that cannot be read."""
+    pid = neo4j_local.status()["pid"]
+    times = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended
+            continue
+        times[stat.parent.name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return times
+
+
+def assert_the_server_let_go(store, marker: str, before: dict[str, float]) -> None:
+    """The statement whose column is `marker` is no longer running on the server, and the thread that was busiest
+    since `before` (the one that evaluated it) has gone idle, not on in the background."""
+    during = thread_cpu()
+    deadline = time.monotonic() + 10
+    while running(store, f"AS {marker}") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert running(store, f"AS {marker}") == []
+    if during:
+        busiest = max(during, key=lambda thread: during[thread] - before.get(thread, 0.0))
+        time.sleep(3)
+        assert thread_cpu().get(busiest, 0.0) - during[busiest] < 1.0, "the server still evaluates the statement"
+
+
+@pytest.mark.parametrize("text", [ENDLESS.replace("count(x) AS n", "count(x) AS {name}"),
+                                  EXPRESSION_COSTS["reduce_string_growth"]], ids=["rows", "one_expression"])
+def test_one_interrupt_stops_the_query_and_the_process(text, shop, tmp_path, store):
     query = tmp_path / "endless.cypher"
     marker = f"x_{shop[-10:]}"
-    query.write_text(ENDLESS.replace("AS x", f"AS {marker}").replace("count(x)", f"count({marker})"))
+    query.write_text(text.format(name=marker))
+    before = thread_cpu()
     process = subprocess.Popen(["spider", "cypher", str(query)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "SPIDER_CYPHER_TIMEOUT": "600"})
     try:
@@ -182,10 +226,38 @@ def test_one_interrupt_stops_the_query_and_the_process(shop, tmp_path, store):
 
     assert process.returncode == 130
     assert stderr == "spider: interrupted (the query was cancelled; a read changes nothing)\n" and stdout == ""
-    deadline = time.monotonic() + 10
-    while running(store, f"AS {marker}") and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert running(store, f"AS {marker}") == []
+    assert_the_server_let_go(store, marker, before)
+
+
+@local_only
+@pytest.mark.parametrize("case", list(EXPRESSION_COSTS))
+def test_an_expression_past_the_timeout_is_stopped_on_the_server(case, shop, tmp_path, store):
+    query = tmp_path / f"{case}.cypher"
+    marker = f"{case}_{shop[-10:]}"
+    query.write_text(EXPRESSION_COSTS[case].format(name=marker))
+    before = thread_cpu()
+
+    started = time.monotonic()
+    line = one_line_error(run_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}, timeout=300))
+
+    assert time.monotonic() - started < 2 + SLACK
+    assert line == "spider: error: the query ran longer than 2 s and was stopped (SPIDER_CYPHER_TIMEOUT sets the " \
+                   "limit in seconds)"
+    assert_the_server_let_go(store, marker, before)
+
+
+@local_only
+def test_an_expression_over_a_list_too_long_to_build_is_refused_and_the_server_lives_on(shop, tmp_path, store):
+    """A list comprehension allocates its whole result first: over range(1, 1000000000) that ran the heap out, and
+    the server exited (-XX:+ExitOnOutOfMemoryError). An expression now walks at most 10 million elements."""
+    query = tmp_path / "billion.cypher"
+    query.write_text(attacks("0")["comprehension_of_a_billion"])
+
+    line = one_line_error(run_spider("cypher", query))
+
+    assert line == "spider: error: Cypher error: Cannot populate list values larger than 10000000 elements. " \
+                   "Requested size: 1000000000"
+    assert store.driver.execute_query("RETURN size([x IN range(1, 1000) | x]) AS n")[0][0]["n"] == 1000
 
 
 # the server itself, for a statement that does not pass through spider's gate ---------------------------------------

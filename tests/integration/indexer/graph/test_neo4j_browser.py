@@ -17,13 +17,19 @@ from pathlib import Path
 
 import pytest
 from neo4j import Driver, GraphDatabase
-from neo4j.exceptions import Neo4jError
+from neo4j.exceptions import ClientError, Neo4jError
 from spider import cypher
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.settings import Settings
 
 from tests.integration.helpers import run_spider, succeeded
+from tests.integration.indexer.graph.test_cypher_gate import (
+    EXPRESSION_COSTS,
+    SLACK,
+    assert_the_server_let_go,
+    thread_cpu,
+)
 from tests.integration.indexer.graph.test_neo4j_local import LOOPBACK, listening_addresses
 
 pytestmark = pytest.mark.skipif(Settings.from_env().neo4j is not None,
@@ -51,6 +57,7 @@ REFUSED = [
     ("CREATE CONSTRAINT spider_probe FOR (n:SpiderProbe) REQUIRE n.by IS UNIQUE", None),
     ("CALL db.createLabel('SpiderProbeLabel')", None),
     ("CALL db.clearQueryCaches()", None),
+    ("CALL db.resampleOutdatedIndexes()", None),
     ("ALTER USER neo4j SET PASSWORD 'taken-over-1234'", "system"),
     ("CREATE USER intruder SET PASSWORD 'intruder-1234'", "system"),
     ("DROP USER neo4j", "system"),
@@ -140,6 +147,38 @@ def test_the_reader_reads_the_graph_and_is_refused_every_change(reader, shop, st
         again.verify_connectivity()
     records, _, _ = store.driver.execute_query("CREATE (p:SpiderProbe {by: 'neo4j'}) WITH p DELETE p RETURN 1 AS ok")
     assert records[0]["ok"] == 1
+
+
+def test_the_reader_learns_nothing_of_the_host(reader, store: GraphStore):
+    """dbms.queryJmx would show the JVM's command line (home and password-file paths), system properties, the user
+    and the class path; SHOW SETTINGS every folder, port and limit. What the reader still sees is in
+    docs/security.md with why it is safe."""
+    with pytest.raises(Neo4jError) as refused:
+        reader.execute_query("CALL dbms.queryJmx('*:*') YIELD name RETURN name")
+    settings = "SHOW SETTINGS YIELD name RETURN count(*) AS n"
+
+    assert refused.value.code == "Neo.ClientError.Security.Forbidden"
+    assert reader.execute_query(settings)[0][0]["n"] == 0
+    assert store.driver.execute_query(settings)[0][0]["n"] > 100  # spider's own user still reads them
+    components = reader.execute_query("CALL dbms.components() YIELD name, versions RETURN name, versions")[0]
+    assert {r["name"] for r in components} == {"Neo4j Kernel", "Cypher"}  # as the HTTP discovery document says
+    connections = reader.execute_query("CALL dbms.listConnections() YIELD username RETURN username")[0]
+    assert {r["username"] for r in connections} == {"reader"}  # its own connections only
+
+
+def test_the_reader_s_expression_is_stopped_on_the_server_at_its_timeout(reader, store: GraphStore):
+    """The Browser's statements end at db.transaction.timeout (15 minutes), as this one does at its 2 s: expressions
+    check their transaction's termination too (the launcher's ExpressionGuard)."""
+    marker = f"reader_{time.monotonic_ns()}"
+    before = thread_cpu()
+    started = time.monotonic()
+    with pytest.raises(ClientError) as stopped, reader.session() as session, \
+            session.begin_transaction(timeout=2) as tx:
+        tx.run(EXPRESSION_COSTS["reduce_string_growth"].format(name=marker)).consume()
+
+    assert time.monotonic() - started < 2 + SLACK
+    assert stopped.value.code.startswith("Neo.ClientError.Transaction.TransactionTimedOut"), stopped.value.code
+    assert_the_server_let_go(store, marker, before)
 
 
 def _chromium_missing() -> str | None:

@@ -30,11 +30,12 @@ import org.neo4j.server.configuration.ServerSettings;
 /**
  * Runs Neo4j Community embedded, reachable only on 127.0.0.1, for spider's local graph.
  *
- * <p>Usage: {@code Launcher --home DIR --port N --password-file FILE [--pagecache 512m]
- * [--http-port N --reader-password-file FILE]}. Bolt listens on the port; with {@code --http-port} Neo4j's own
- * HTTP connector serves Neo4j Browser (and nothing else) at {@code http://127.0.0.1:N/browser/}, and the native
- * user {@code reader} gets the password in the reader file. That user may only read, with or without HTTP
- * (see {@link ReadOnlyEdition} and {@link ReadOnlyUsers}).
+ * <p>Usage: {@code java -javaagent:spider-neo4j-launcher.jar ... Launcher --home DIR --port N --password-file FILE
+ * [--pagecache 512m] [--http-port N --reader-password-file FILE]}. Bolt listens on the port; with
+ * {@code --http-port} Neo4j's own HTTP connector serves Neo4j Browser (and nothing else) at
+ * {@code http://127.0.0.1:N/browser/}, and the native user {@code reader} gets the password in the reader file.
+ * That user may only read, with or without HTTP (see {@link ReadOnlyEdition} and {@link ReadOnlyUsers}). The agent,
+ * {@link ExpressionGuard}, makes expressions stop with their transaction.
  * Prints {@code SPIDER-NEO4J READY bolt://127.0.0.1:N} once Bolt accepts the password from the file (then
  * {@code SPIDER-NEO4J BROWSER http://127.0.0.1:N/browser/} with HTTP on), and {@code SPIDER-NEO4J FAILED <reason>}
  * (then exits 1) if it cannot start. SIGTERM shuts down cleanly.
@@ -61,6 +62,10 @@ public final class Launcher {
     }
 
     private static void run(Map<String, String> opts) throws Exception {
+        if (!ExpressionGuard.installed()) {
+            throw new IllegalStateException("start java with -javaagent:<this launcher's jar>: without ExpressionGuard "
+                    + "Neo4j runs an expression on past its transaction's timeout and cancel");
+        }
         Path home = Path.of(required(opts, "--home")).toAbsolutePath();
         int port = Integer.parseInt(required(opts, "--port"));
         String password = Files.readString(Path.of(required(opts, "--password-file")), StandardCharsets.UTF_8).strip();

@@ -1,10 +1,14 @@
 package dev.spider.neo4j;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilderImplementation;
@@ -37,12 +41,30 @@ import org.neo4j.kernel.database.PrivilegeDatabaseReference;
  * <p>This is the Community edition with one change: the authentication manager Bolt logs users in with is wrapped
  * so that a login of one of {@code readers} gets a security context whose access mode is
  * {@code StaticAccessMode.READ} (the kernel then refuses every write, schema change and new token: the checks an
- * Enterprise reader role goes through) and whose administration privileges are only the SHOW_* ones (CREATE/ALTER/
- * DROP USER, START/STOP DATABASE, TERMINATE TRANSACTIONS and admin procedures are refused). Everything else is
+ * Enterprise reader role goes through), whose administration privileges are only {@link #READER_SHOWS} (CREATE/ALTER/
+ * DROP USER, START/STOP DATABASE, TERMINATE TRANSACTIONS, SHOW SETTINGS and admin procedures are refused), and which
+ * may not call {@link #READER_DENIED_PROCEDURES}. Everything else is
  * Neo4j's own code. These are Neo4j internal classes: a Neo4j upgrade may change them, and the launcher's
  * integration test (tests/integration/indexer/graph/test_neo4j_browser.py) checks the refusals on every run.
  */
 final class ReadOnlyEdition {
+    /**
+     * The administration commands a reader may run: SHOW INDEXES, CONSTRAINTS, TRANSACTIONS (its own and others', as
+     * docs/security.md says), USERS, and ALIASES, ROLES and PRIVILEGES (Enterprise's: Community answers that it does
+     * not support them, as Neo4j Browser expects). Not SHOW SETTINGS (they name the server's folders, ports and
+     * limits), nor SERVERS, CONNECTIONS, secrets or credentials.
+     */
+    static final Set<PrivilegeAction> READER_SHOWS = Set.of(PrivilegeAction.SHOW_INDEX, PrivilegeAction.SHOW_CONSTRAINT,
+            PrivilegeAction.SHOW_TRANSACTION, PrivilegeAction.SHOW_USER, PrivilegeAction.SHOW_ALIAS,
+            PrivilegeAction.SHOW_ROLE, PrivilegeAction.SHOW_PRIVILEGE);
+    /**
+     * Procedures Community lets any user call that are no read of the graph: dbms.queryJmx describes the host (the
+     * JVM's command line with the launcher's home and password-file paths, system properties, the user, the class
+     * path); the resample procedures make the server rework its indexes.
+     */
+    static final Set<String> READER_DENIED_PROCEDURES = Set.of("dbms.queryJmx", "db.resampleIndex",
+            "db.resampleOutdatedIndexes");
+
     private ReadOnlyEdition() {}
 
     static DatabaseManagementServiceBuilderImplementation builder(Path home, Set<String> readers) {
@@ -133,25 +155,52 @@ final class ReadOnlyEdition {
         public SecurityContext authorize(IdLookup idLookup, PrivilegeDatabaseReference database,
                 AbstractSecurityLog securityLog, long transactionSequenceNumber) {
             SecurityContext context = inner.authorize(idLookup, database, securityLog, transactionSequenceNumber);
-            return new ReaderContext(context.subject(), readOnly(context.mode()), context.connectionInfo(),
-                    context.database());
+            Set<Integer> denied = READER_DENIED_PROCEDURES.stream()
+                    .flatMap(name -> Arrays.stream(idLookup.getProcedureIds(name)).boxed())
+                    .collect(Collectors.toUnmodifiableSet());
+            return new ReaderContext(context.subject(), readOnly(context.mode(), denied), context.connectionInfo(),
+                    context.database(), denied);
         }
     }
 
-    /** READ where Neo4j would give FULL; a more restricted mode (credentials expired, access only) stays. */
-    private static AccessMode readOnly(AccessMode mode) {
-        return mode.allowsWrites() || mode.allowsSchemaWrites() ? StaticAccessMode.READ : mode;
+    /**
+     * READ where Neo4j would give FULL (a more restricted mode, credentials expired or access only, stays), with the
+     * procedures `denied` (ids) refused and no setting shown: the kernel asks the mode before it calls a procedure,
+     * and SHOW SETTINGS lists only the settings the mode allows (so the reader's list is empty).
+     */
+    private static AccessMode readOnly(AccessMode mode, Set<Integer> denied) {
+        AccessMode base = mode.allowsWrites() || mode.allowsSchemaWrites() ? StaticAccessMode.READ : mode;
+        return (AccessMode) Proxy.newProxyInstance(AccessMode.class.getClassLoader(), new Class<?>[] {AccessMode.class},
+                (proxy, method, args) -> {
+                    if (refused(method.getName(), args, denied)) {
+                        return PermissionState.EXPLICIT_DENY;
+                    }
+                    try {
+                        return method.invoke(base, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static boolean refused(String check, Object[] args, Set<Integer> deniedProcedures) {
+        return check.equals("allowsShowSetting")
+                || check.equals("allowsExecuteProcedure") && deniedProcedures.contains((Integer) args[0]);
     }
 
     private static final class ReaderContext extends SecurityContext {
-        ReaderContext(AuthSubject subject, AccessMode mode, ClientConnectionInfo info, String database) {
+        private final Set<Integer> deniedProcedures;
+
+        ReaderContext(AuthSubject subject, AccessMode mode, ClientConnectionInfo info, String database,
+                Set<Integer> deniedProcedures) {
             super(subject, mode, info, database);
+            this.deniedProcedures = deniedProcedures;
         }
 
         @Override
         public PermissionState allowsAdminAction(AdminActionOnResource action) {
             PrivilegeAction privilege = privilege(action);
-            return privilege != null && privilege.name().startsWith("SHOW_")
+            return privilege != null && READER_SHOWS.contains(privilege)
                     ? PermissionState.EXPLICIT_GRANT : PermissionState.EXPLICIT_DENY;
         }
 
@@ -162,7 +211,8 @@ final class ReadOnlyEdition {
 
         @Override
         public SecurityContext withMode(AccessMode mode) {
-            return new ReaderContext(subject(), readOnly(mode), connectionInfo(), database());
+            return new ReaderContext(subject(), readOnly(mode, deniedProcedures), connectionInfo(), database(),
+                    deniedProcedures);
         }
 
         @Override
