@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import neo4j
 from neo4j.exceptions import ClientError
+from neo4j.graph import Node, Path, Relationship
 from spider import cypher
 from spider.indexer.errors import InvalidInput, RefusedQuery
 from spider.indexer.graph.store import GraphStore
@@ -117,6 +118,26 @@ def check_analyst_query(tx: neo4j.Transaction, text: str, params: dict[str, Any]
         raise RefusedQuery(f"refused: {reason}; spider runs only read queries of the code graph")
 
 
+def plain(value: Any) -> Any:
+    """A result value as JSON-ready data: a node as its labels, properties and id, a relationship as its type,
+    properties, end node ids and id, a path as its nodes and relationships (the fields Neo4j Browser's table shows),
+    also inside lists and maps; other values as they are. The driver's objects would print as Python reprs."""
+    if isinstance(value, Node):
+        return {"labels": sorted(value.labels), "properties": plain(dict(value)), "id": value.element_id}
+    if isinstance(value, Relationship):
+        start, end = value.nodes
+        return {"type": value.type, "properties": plain(dict(value)), "start": start and start.element_id,
+                "end": end and end.element_id, "id": value.element_id}
+    if isinstance(value, Path):
+        return {"nodes": [plain(node) for node in value.nodes],
+                "relationships": [plain(relationship) for relationship in value.relationships]}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
 def fill_scope(store: GraphStore, params: dict[str, Any]) -> None:
     """Fill $repo and $snapshot when the query uses them: the only repo, and its newest complete snapshot. A
     snapshot given must be a complete one of the repo (sha, prefix or revision name): else no rows would say
@@ -131,7 +152,8 @@ def fill_scope(store: GraphStore, params: dict[str, Any]) -> None:
 
 def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any],
                       timeout: int) -> tuple[list[str], list[list[Any]]]:
-    """Check `text`, then run it in a READ transaction the server stops after `timeout` seconds."""
+    """Check `text`, then run it in a READ transaction the server stops after `timeout` seconds; rows hold `plain`
+    values."""
     check_params(params)
     database = store.settings.database
     try:
@@ -139,7 +161,7 @@ def run_analyst_query(store: GraphStore, text: str, params: dict[str, Any],
                 session.begin_transaction(timeout=timeout) as tx:
             check_analyst_query(tx, text, params, database)
             result = tx.run(text, params)
-            return list(result.keys()), [list(record.values()) for record in result]
+            return list(result.keys()), [[plain(value) for value in record.values()] for record in result]
     except ClientError as exc:
         if (exc.code or "").startswith(_TIMED_OUT):
             raise InvalidInput(f"the query ran longer than {timeout} s and was stopped (SPIDER_CYPHER_TIMEOUT "

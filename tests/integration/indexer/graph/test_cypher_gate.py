@@ -4,6 +4,7 @@ one-line error, and the local Neo4j itself refuses file and network access to a 
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import signal
 import subprocess
@@ -258,6 +259,24 @@ def test_an_expression_over_a_list_too_long_to_build_is_refused_and_the_server_l
     assert line == "spider: error: Cypher error: Cannot populate list values larger than 10000000 elements. " \
                    "Requested size: 1000000000"
     assert store.driver.execute_query("RETURN size([x IN range(1, 1000) | x]) AS n")[0][0]["n"] == 1000
+
+
+def test_graph_values_print_as_labels_and_properties(shop, tmp_path):
+    path = tmp_path / "path.cypher"
+    path.write_text("MATCH p = (:Directory {repo: $repo})-[r:CONTAINS]->(f:File {repo: $repo}) "
+                    "RETURN p, r, f ORDER BY f.id LIMIT 1")
+    schema = tmp_path / "schema.cypher"
+    schema.write_text("CALL db.schema.visualization()")
+
+    row = json.loads(succeeded(run_spider("cypher", path, "--repo", shop, "--json")))[0]
+    table = succeeded(run_spider("cypher", schema, "--repo", shop))
+
+    assert row["f"]["labels"] == ["File"] and row["f"]["properties"]["repo"] == shop
+    assert set(row["f"]) == {"labels", "properties", "id"}
+    assert row["r"] == {"type": "CONTAINS", "properties": row["r"]["properties"], "id": row["r"]["id"],
+                        "start": row["p"]["nodes"][0]["id"], "end": row["f"]["id"]}
+    assert row["p"]["nodes"][1] == row["f"] and row["p"]["relationships"] == [row["r"]]
+    assert '[{"labels": [' in table and '[{"type": "' in table and "<Node" not in table
 
 
 # the server itself, for a statement that does not pass through spider's gate ---------------------------------------
