@@ -171,12 +171,15 @@ class SpiderTools:
         return bounded(outline, "entries", self._budget(max_tokens), "entries")
 
     def repos(self, max_tokens: MaxTokens = None) -> Repositories:
-        """The repositories spider has indexed, each with its snapshots (commit, revision name, when indexed,
-        complete or not, size, embedding model), newest first. Use it to learn the repository names the other
-        tools take, and whether the index is as fresh as the code you are looking at: a snapshot is one
-        commit, and the tools read the newest complete one unless given `rev`."""
+        """The repositories spider has indexed, the most recently indexed first, each with its snapshots (commit,
+        revision name, when indexed, complete or not, size, embedding model), newest first. Use it to learn the
+        repository names the other tools take, and whether the index is as fresh as the code you are looking at:
+        a snapshot is one commit, and the tools read the newest complete one unless given `rev`."""
         snapshots = self.stores.graph.list_snapshots()
-        names = list(dict.fromkeys(s.repo for s in snapshots))
+        latest: dict[str, str] = {}  # to the second: Neo4j's datetime text trims the fraction's trailing zeros
+        for s in snapshots:
+            latest[s.repo] = max(latest.get(s.repo, ""), (s.indexed_at or "")[:19])
+        names = sorted(latest, key=lambda name: (latest[name], name), reverse=True)  # kept first under a budget
         listing = Repositories(repositories=[Repository(repo=name, snapshots=[
             SnapshotInfo(snapshot=s.snapshot, rev=s.rev, complete=s.complete, indexed_at=s.indexed_at,
                          nodes=s.node_count, embedding_model=s.embedding.model if s.embedding else None)

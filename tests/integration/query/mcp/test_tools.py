@@ -12,7 +12,9 @@ from spider.query import localize
 from spider.query.mcp import INSTRUCTIONS, TOOLS, build_server
 from spider.query.mcp.budget import MIN_MAX_TOKENS
 
-from tests.integration.helpers import ISSUE
+from tests.fixtures.gitrepo import make_repo
+from tests.fixtures.shop import PYTHON
+from tests.integration.helpers import ISSUE, index_json, unique_name
 from tests.integration.query.mcp.conftest import (
     LONG_CODE,
     PLANTED_KEY,
@@ -125,6 +127,18 @@ def test_repos_lists_snapshots_with_completeness_and_model(server, indexed):
     (ours,) = [repo for repo in listing["repositories"] if repo["repo"] == indexed.repo]
     assert [s["snapshot"] for s in ours["snapshots"]] == [indexed.new, indexed.old]
     assert all(s["complete"] and s["embedding_model"] == "test/tiny" and s["nodes"] > 20 for s in ours["snapshots"])
+
+
+def test_repos_lists_the_repository_indexed_last_first(server, tmp_path):
+    """Under a tight budget the freshest repositories are the ones kept: an agent checking whether its checkout is
+    indexed finds it first, however many repositories sort before it by name."""
+    root, _ = make_repo(tmp_path / "late", PYTHON.files)
+    name = f"zz-{unique_name()}"  # sorts after every other test's repository
+    index_json(root, name, "--no-embed")
+
+    listing = structured(call(server, "repos", max_tokens=MIN_MAX_TOKENS))
+
+    assert listing["repositories"][0]["repo"] == name
 
 
 def test_changed_reports_what_snapshots_diff_does(server, indexed):
