@@ -152,9 +152,6 @@ class GraphStore:
         state = self.snapshot_state(repo, snapshot)
         return state.embedding if state else None
 
-    def begin_snapshot(self, repo: str, snapshot: str, rev: str) -> None:
-        self._run(cypher.load("snapshot_begin"), repo=repo, snapshot=snapshot, rev=rev)
-
     def complete_snapshot(self, repo: str, snapshot: str, stats: dict) -> None:
         """Mark the snapshot the write in `stats["versions"]` made complete; an error if it was deleted while it was
         being indexed (the run's work is gone with it, so it must not report success), or deleted and written again

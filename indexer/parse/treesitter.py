@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Callable, Iterator
+from typing import Callable
 
 import tree_sitter
 import tree_sitter_c
@@ -98,18 +98,6 @@ def count_syntax_errors(root: Node) -> int:
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return errors
-
-
-def descendants(root: Node) -> Iterator[Node]:
-    """Pre-order walk without recursion (deeply nested code must not exhaust Python's stack)."""
-    cursor = root.walk()
-    while True:
-        yield cursor.node  # type: ignore[misc]  # never None on a parsed tree
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
 
 
 class SourceLines:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import pytest
-from spider.indexer.parse.treesitter import count_syntax_errors, descendants, parse
+from spider.indexer.parse.treesitter import Node, count_syntax_errors, parse
 
 BROKEN = {
     "c": b"#define F(x) x\nint f(void) { F(int) g(; return 1 }\nint h(void) { return 2; }\nstruct { int a } s;\n",
@@ -13,6 +15,18 @@ BROKEN = {
     "java": b"class A { void f() { int x = ; } int g() { return 1 } }\n",
     "javascript": b"function f() { let x = ; }\nconst g = () => { return 1 \n",
 }
+
+
+def descendants(root: Node) -> Iterator[Node]:
+    """Every node, pre-order: the reference count_syntax_errors is checked against."""
+    cursor = root.walk()
+    while True:
+        yield cursor.node  # type: ignore[misc]  # never None on a parsed tree
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
 
 
 @pytest.mark.parametrize("grammar", sorted(BROKEN))
