@@ -169,7 +169,8 @@ def _launch(
         f"-Xmx{HEAP}",
         "-XX:+ExitOnOutOfMemoryError",
         # ExpressionGuard: Neo4j stops an expression (reduce, list comprehension) at its transaction's timeout or
-        # cancel, and refuses one that would walk a list of more than 10 million elements (deploy/neo4j/README.md).
+        # cancel, refuses one that would walk a list of more than 10 million elements, and a statement whose
+        # expressions built more than 256 MiB of strings and lists (deploy/neo4j/README.md).
         f"-javaagent:{target / JAR}",
         *JVM_OPENS,
         # Java 23+ warns on every sun.misc.Unsafe use unless told this is expected.

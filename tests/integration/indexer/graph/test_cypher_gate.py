@@ -26,11 +26,29 @@ ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
 # rows only, and each of these is one row; the launcher's ExpressionGuard makes every expression check it. {name}
 # names the result column, so that SHOW TRANSACTIONS tells the test's statement from others'.
 EXPRESSION_COSTS = {
-    "reduce_string_growth": "RETURN size(reduce(s = '', x IN range(1, 400000) | s + 'aaaaaaaaaa')) AS {name}",
-    "reduce_list_growth": "RETURN size(reduce(l = [], x IN range(1, 200000) | [y IN l | y] + x)) AS {name}",
-    "nested_comprehension": "RETURN size([x IN range(1, 100000) | size([y IN range(1, 100000) | x * y])]) AS {name}",
+    "reduce_arithmetic": "RETURN reduce(n = 0, x IN range(1, 100000) | n + reduce(m = 0, y IN range(1, 100000) | "
+                         "m + y % 7)) AS {name}",
+    "reduce_over_strings": "RETURN reduce(n = 0, x IN range(1, 100000) | n + reduce(m = 0, y IN range(1, 100000) | "
+                           "m + size('aaaaaaaaaa'))) AS {name}",
     "nested_quantifier": "RETURN any(x IN range(1, 100000) WHERE any(y IN range(1, 100000) WHERE x * y < 0)) "
                          "AS {name}",
+}
+# Statements whose one expression builds (keeps, doubles, multiplies) more than the 2 GB heap spares, each list under
+# the 10-million-element limit. Without ExpressionGuard's account many_kept_lists, string_tripling, replace_growth and
+# split_into_characters ended the server (OutOfMemoryError, -XX:+ExitOnOutOfMemoryError); string_doubling failed
+# with an internal error (-2147483648) at Java's string limit; the others ran, near the edge (a 1 GiB string, 10
+# million strings, a 200,000-step copy that took a minute). ExpressionGuard charges what expressions build to the
+# statement (at most 256 MiB), so each is refused in moments, and the server lives on.
+MEMORY_BOMBS = {
+    "many_kept_lists": "RETURN size([x IN range(1, 100000) | [y IN range(1, 100000) | 1]]) AS n",
+    "string_doubling": "RETURN size(reduce(s = 'a', x IN range(1, 40) | s + s)) AS n",
+    "string_tripling": "RETURN size(reduce(s = 'a', x IN range(1, 40) | s + s + s)) AS n",
+    "list_doubling": "RETURN size(reduce(l = [1], x IN range(1, 40) | l + l)) AS n",
+    "list_copying": "RETURN size(reduce(l = [], x IN range(1, 200000) | [y IN l | y] + x)) AS n",
+    "replace_growth": "RETURN size(reduce(s = 'a', x IN range(1, 20) | replace(s, 'a', 'aaaa'))) AS n",
+    "replace_square": "WITH reduce(s = 'a', x IN range(1, 15) | s + s) AS s RETURN size(replace(s, 'a', s)) AS n",
+    "split_into_characters": "RETURN size(split(reduce(s = 'a', x IN range(1, 26) | s + s), '')) AS n",
+    "many_kept_strings": "RETURN size([x IN range(1, 10000000) | 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' + x]) AS n",
 }
 # Generous: the machine running the tests is shared and noisy. Without the guard these ran for minutes.
 SLACK = 30
@@ -206,7 +224,7 @@ def assert_the_server_let_go(store, marker: str, before: dict[str, float]) -> No
 
 
 @pytest.mark.parametrize("text", [ENDLESS.replace("count(x) AS n", "count(x) AS {name}"),
-                                  EXPRESSION_COSTS["reduce_string_growth"]], ids=["rows", "one_expression"])
+                                  EXPRESSION_COSTS["reduce_arithmetic"]], ids=["rows", "one_expression"])
 def test_one_interrupt_stops_the_query_and_the_process(text, shop, tmp_path, store):
     query = tmp_path / "endless.cypher"
     marker = f"x_{shop[-10:]}"
@@ -259,6 +277,36 @@ def test_an_expression_over_a_list_too_long_to_build_is_refused_and_the_server_l
     assert line == "spider: error: Cypher error: Cannot populate list values larger than 10000000 elements. " \
                    "Requested size: 1000000000"
     assert store.driver.execute_query("RETURN size([x IN range(1, 1000) | x]) AS n")[0][0]["n"] == 1000
+
+
+@local_only
+@pytest.mark.parametrize("case", list(MEMORY_BOMBS))
+def test_an_expression_that_builds_more_than_the_heap_is_refused_and_the_server_lives_on(case, shop, tmp_path, store):
+    """Each of these ended the server (OutOfMemoryError, -XX:+ExitOnOutOfMemoryError) before its timeout."""
+    query = tmp_path / f"{case}.cypher"
+    query.write_text(MEMORY_BOMBS[case])
+    pid = neo4j_local.status()["pid"]
+
+    started = time.monotonic()
+    line = one_line_error(run_spider("cypher", query, timeout=120))
+
+    assert time.monotonic() - started < SLACK
+    assert line.startswith("spider: error: Cypher error: The expressions of this statement built more than 256 MiB "
+                           "of strings and lists ("), line
+    assert line.endswith("); the limit keeps one statement from filling the server's memory"), line
+    assert neo4j_local.status()["pid"] == pid
+    assert store.driver.execute_query("RETURN size([x IN range(1, 1000) | x]) AS n")[0][0]["n"] == 1000
+
+
+@local_only
+def test_expressions_that_build_ordinary_amounts_still_run(shop, store):
+    """The budget is per statement: strings and lists an analyst builds, over every row, stay far below it."""
+    rows = store.driver.execute_query(
+        "UNWIND range(1, 100000) AS i WITH count(toString(i) + '.' + replace('a.b', '.', '::')) AS n "
+        "RETURN n, size(reduce(s = '', x IN range(1, 2000) | s + 'name_' + x + ', ')) AS joined, "
+        "size([x IN range(1, 100000) | x * 2]) AS doubled, size(split(reduce(s = '', x IN range(1, 1000) | "
+        "s + 'line\n'), '\n')) AS lines")[0]
+    assert dict(rows[0]) == {"n": 100000, "joined": 20893, "doubled": 100000, "lines": 1001}
 
 
 def test_graph_values_print_as_labels_and_properties(shop, tmp_path):

@@ -26,6 +26,7 @@ from spider.indexer.settings import Settings
 from tests.integration.helpers import run_spider, succeeded
 from tests.integration.indexer.graph.test_cypher_gate import (
     EXPRESSION_COSTS,
+    MEMORY_BOMBS,
     SLACK,
     assert_the_server_let_go,
     thread_cpu,
@@ -174,11 +175,23 @@ def test_the_reader_s_expression_is_stopped_on_the_server_at_its_timeout(reader,
     started = time.monotonic()
     with pytest.raises(ClientError) as stopped, reader.session() as session, \
             session.begin_transaction(timeout=2) as tx:
-        tx.run(EXPRESSION_COSTS["reduce_string_growth"].format(name=marker)).consume()
+        tx.run(EXPRESSION_COSTS["reduce_over_strings"].format(name=marker)).consume()
 
     assert time.monotonic() - started < 2 + SLACK
     assert stopped.value.code.startswith("Neo.ClientError.Transaction.TransactionTimedOut"), stopped.value.code
     assert_the_server_let_go(store, marker, before)
+
+
+def test_the_reader_s_expression_that_builds_more_than_the_heap_is_refused_and_the_server_lives_on(reader, store):
+    """The Browser sets no timeout; this statement filled the 2 GB heap in seconds and ended the server."""
+    pid = neo4j_local.status()["pid"]
+    with pytest.raises(ClientError) as refused:
+        reader.execute_query(MEMORY_BOMBS["many_kept_lists"])
+
+    assert refused.value.code == "Neo.ClientError.Statement.ArgumentError"
+    assert "The expressions of this statement built more than 256 MiB" in refused.value.message
+    assert neo4j_local.status()["pid"] == pid
+    assert reader.execute_query("RETURN 1 AS n")[0][0]["n"] == 1
 
 
 def _chromium_missing() -> str | None:
