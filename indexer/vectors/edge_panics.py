@@ -3,7 +3,9 @@
 A damaged shard file (truncated by a crash, overwritten) can make the engine panic, on opening the shard or on any
 later call. pyo3 raises the panic as PanicException, a BaseException that `except Exception` and the CLI's handler
 let through, after Rust's panic hook has written it to stderr (with RUST_BACKTRACE=1, 185 lines for one
-truncated file). Every engine call therefore runs under `panics_as_corruption`.
+truncated file). Every engine call therefore runs under `panics_as_corruption`. Other damage makes an open
+shard's engine fail without a panic, with a plain Exception of its service errors ("Service runtime error: vector 0
+is not readable from ..."): from an open shard that is damage too (its "Wrong input" errors are spider's bugs).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from spider.indexer.errors import CorruptStore
 
 _STDERR = threading.Lock()  # file descriptor 2 is the process's: one engine call at a time holds it
+_SERVICE_ERROR = "Service runtime error"  # how the engine words a failure of its own storage, not of its input
 
 
 def is_panic(error: BaseException) -> bool:
@@ -34,11 +37,17 @@ def corrupt_store(directory: Path, panic: BaseException) -> CorruptStore:
                         "directory, then run `spider index PATH` again for each repository to rebuild it")
 
 
+def is_damage(error: BaseException) -> bool:
+    """Whether an open shard's engine failed on its own files: a panic, or one of its service errors."""
+    return is_panic(error) or (type(error) is Exception and str(error).startswith(_SERVICE_ERROR))
+
+
 @contextmanager
-def panics_as_corruption(directory: Path) -> Iterator[None]:
-    """Run an engine call on the shard in `directory` with stderr held: a panic becomes CorruptStore, and what was
-    written during the call (its hook's report, with anything else) is dropped; without one, what was written
-    meanwhile (by another thread, a library) is passed on after the call."""
+def panics_as_corruption(directory: Path, service_errors: bool = False) -> Iterator[None]:
+    """Run an engine call on the shard in `directory` with stderr held: a panic (and with `service_errors`, for an
+    open shard, an engine service error) becomes CorruptStore, and what was written during the call (a panic
+    hook's report, with anything else) is dropped; otherwise what was written meanwhile (by another thread, a
+    library) is passed on after the call."""
     with _STDERR, tempfile.TemporaryFile() as held:
         stderr = os.dup(2)
         os.dup2(held.fileno(), 2)
@@ -46,7 +55,7 @@ def panics_as_corruption(directory: Path) -> Iterator[None]:
         try:
             yield
         except BaseException as error:
-            if not is_panic(error):
+            if not (is_damage(error) if service_errors else is_panic(error)):
                 raise
             panicked = True
             raise corrupt_store(directory, error) from None
@@ -60,12 +69,14 @@ def panics_as_corruption(directory: Path) -> Iterator[None]:
 
 
 class PanicSafeShard:
-    """An EdgeShard (or the EdgeShard class, for `load` and `create`) whose every method runs under
-    `panics_as_corruption`."""
+    """An EdgeShard whose every method runs under `panics_as_corruption`, its service errors taken as damage too;
+    or the EdgeShard class, for `load` and `create` (`opening`), whose errors the opener tells apart itself (a
+    shard another process holds, one being created)."""
 
-    def __init__(self, shard: Any, directory: Path) -> None:
+    def __init__(self, shard: Any, directory: Path, opening: bool = False) -> None:
         self._shard = shard
         self._directory = directory
+        self._service_errors = not opening
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._shard, name)
@@ -73,7 +84,7 @@ class PanicSafeShard:
             return method
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            with panics_as_corruption(self._directory):
+            with panics_as_corruption(self._directory, self._service_errors):
                 return method(*args, **kwargs)
 
         return call

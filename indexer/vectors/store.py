@@ -407,7 +407,7 @@ class EdgeVectorStore(VectorStore):
     def _open(self, config: Any, lock_wait: float):
         E = self._E
         self.directory.mkdir(parents=True, exist_ok=True)
-        shards = PanicSafeShard(E.EdgeShard, self.directory)
+        shards = PanicSafeShard(E.EdgeShard, self.directory, opening=True)
         deadline = time.monotonic() + lock_wait
         while True:
             segments = self.directory / "segments"
@@ -471,7 +471,7 @@ class EdgeVectorStore(VectorStore):
         again in its place (its directory deleted) is another store."""
         path = self.directory / STORE_ID_FILE
         try:
-            existing = path.read_text().strip()
+            existing = path.read_bytes().decode("ascii", "replace").strip()  # garbage is no id, as none is
         except FileNotFoundError:
             existing = ""
         if re.fullmatch(r"[0-9a-f]{32}", existing):

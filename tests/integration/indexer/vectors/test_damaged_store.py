@@ -68,6 +68,34 @@ def test_a_panic_in_a_search_is_a_corrupt_store_too(tmp_path, capfd, monkeypatch
         store.close()
 
 
+def test_an_engine_error_on_damaged_files_is_a_corrupt_store_too(tmp_path):
+    """Some damage makes the engine fail without a panic: a plain Exception ("Service runtime error: vector 0 is not
+    readable ..."), which reached the handler as a bug (exit 70)."""
+    filled_shard(tmp_path / "shard").close()
+    shard_file(tmp_path / "shard", "segments/*/vector_storage/vectors/chunk_0.mmap").write_bytes(b"")
+    store = EdgeVectorStore(tmp_path / "shard", DIM)
+    try:
+        with pytest.raises(CorruptStore, match="is damaged .its engine failed: Service runtime error: vector 0 is "
+                                               "not readable"):
+            store.search(np.ones(DIM), "r", 5)
+    finally:
+        store.close()
+
+
+def test_a_store_id_file_of_garbage_bytes_gives_the_store_a_new_id(tmp_path):
+    """An id that is not an id (garbage, not even UTF-8) means a store made again, as a missing one does."""
+    first = filled_shard(tmp_path / "shard")
+    old = first.store_id
+    first.close()
+    (tmp_path / "shard" / "spider-store-id").write_bytes(b"\xff\xfe garbage")
+
+    store = EdgeVectorStore(tmp_path / "shard", DIM)
+    try:
+        assert store.store_id != old and len(store.store_id) == 32
+    finally:
+        store.close()
+
+
 # ---- as users meet it: spider index, spider-query, spider mcp ----------------------------------------------------
 
 

@@ -46,3 +46,18 @@ def test_any_other_error_passes_through_as_it_is_and_its_output_shows(tmp_path, 
         PanicSafeShard(Engine(error), tmp_path).query(b"said before failing\n")
     assert raised.value is error
     assert capfd.readouterr().err == "said before failing\n"
+
+
+def test_an_open_shards_service_error_is_damage_but_not_while_opening_nor_a_wrong_input(tmp_path):
+    """The engine raises plain Exceptions: its service errors on an open shard mean its files failed it; opening
+    tells its own apart (a held shard), and "Wrong input" is spider's mistake, not damage."""
+    damaged = Exception("Service runtime error: vector 0 is not readable from chunk_0.mmap")
+    with pytest.raises(CorruptStore, match="its engine failed: Service runtime error: vector 0 is not readable"):
+        PanicSafeShard(Engine(damaged), tmp_path).query(b"")
+    with pytest.raises(Exception) as opening:
+        PanicSafeShard(Engine(damaged), tmp_path, opening=True).query(b"")
+    assert opening.value is damaged
+    wrong = Exception("Wrong input: vector dimension error: expected dim: 4, got 3")
+    with pytest.raises(Exception) as mistaken:
+        PanicSafeShard(Engine(wrong), tmp_path).query(b"")
+    assert mistaken.value is wrong
