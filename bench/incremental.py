@@ -37,7 +37,7 @@ from spider.indexer.graph.snapshot_diff import diff_contents, read_contents  # n
 from spider.indexer.graph.store import GraphStore  # noqa: E402
 from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
 from spider.indexer.languages import language_of  # noqa: E402
-from spider.indexer.parse.cache import GRAPH_FORMAT  # noqa: E402
+from spider.indexer.parse.cache import graph_format  # noqa: E402
 from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
 from spider.indexer.pipeline.index import index_repository  # noqa: E402
 from spider.indexer.pipeline.report import IndexReport  # noqa: E402
@@ -67,7 +67,7 @@ def timed_index(store: GraphStore, args: argparse.Namespace, sha: str, **options
 
 def ensure_base(store: GraphStore, args: argparse.Namespace, base: str) -> None:
     state = store.snapshot_state(args.repo, base)
-    if not (state and state.complete and state.graph_format == GRAPH_FORMAT):
+    if not (state and state.complete and state.graph_format == graph_format()):
         print(f"indexing the base {base[:12]} in full…", flush=True)
         index_repository(store, args.git_dir, repo=args.repo, rev=base, embed=not args.no_embed, force=True, full=True)
 

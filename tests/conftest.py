@@ -1,6 +1,7 @@
-"""Importing spider keeps a small cache (graph-format.json) in SPIDER_HOME, ~/.spider by default. So that no test
-run writes into a real spider home, SPIDER_HOME points at a throwaway folder before any test module imports
-spider; the integration tests' session fixture then sets their own (SPIDER_TEST_HOME or a temporary one)."""
+"""Tests that parse, cache or compute the graph format write into SPIDER_HOME (~/.spider by default; the format's
+fingerprint is kept there as graph-format.json). So that no test run writes into a real spider home, SPIDER_HOME
+points at a throwaway folder before any test runs; the integration tests' session fixture then sets their own
+(SPIDER_TEST_HOME or a temporary one)."""
 
 import atexit
 import os

@@ -1,7 +1,7 @@
 """Parse results of (path, blob) pairs kept between index runs, so re-indexing a commit parses only what changed.
 
 What a file parses to depends only on its path, its bytes (the git blob) and the code that turns them into a
-graph; `GRAPH_FORMAT` fingerprints that code (the extractors, the graph builder and resolver, the tree-sitter
+graph; `graph_format()` fingerprints that code (the extractors, the graph builder and resolver, the tree-sitter
 grammars; its syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses
 a stale result, a saved resolution state or a snapshot another format wrote. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
 the base snapshot's (`indexer.pipeline.index`), never rebuilt.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -86,9 +87,12 @@ def format_sources() -> dict[str, bytes]:
     return sources
 
 
-def _graph_format() -> str:
-    """The fingerprint of the format code and the grammars' versions. Parsing the code's syntax trees takes ~0.2 s,
-    so the fingerprint is kept in the spider home, keyed by the sources' bytes."""
+@functools.cache
+def graph_format() -> str:
+    """The fingerprint of the format code and the grammars' versions: equal formats, equal (path, blob) -> equal
+    nodes; stored in each snapshot's stats. Parsing the code's syntax trees takes ~0.2 s, so the fingerprint is kept
+    in the spider home, keyed by the sources' bytes; computed when first asked for, never on import (importing
+    spider writes nothing)."""
     sources = format_sources()
     grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
     written = hashlib.sha256(grammars.encode())
@@ -107,9 +111,6 @@ def _graph_format() -> str:
     except OSError:  # a read-only home: computed again next time
         pass
     return fingerprint
-
-
-GRAPH_FORMAT = _graph_format()  # equal formats: equal (path, blob) -> equal nodes; stored in each snapshot's stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +169,7 @@ def function_hashes(outcome: ParseOutcome) -> dict[str, str]:
 
 
 def _key(path: str, blob: str) -> str:
-    return f"{GRAPH_FORMAT}:{blob}:{path}"
+    return f"{graph_format()}:{blob}:{path}"
 
 
 class ParseCache:
@@ -235,11 +236,11 @@ class ParseCache:
 
     def _forget_other_formats(self) -> None:
         """Results of another graph format are never read again: drop them when the format changes."""
-        if self._meta("graph_format") != GRAPH_FORMAT:
+        if self._meta("graph_format") != graph_format():
             with self._db:
                 self._db.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
-                                        (len(GRAPH_FORMAT) + 1, f"{GRAPH_FORMAT}:"))
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (GRAPH_FORMAT,))
+                                        (len(graph_format()) + 1, f"{graph_format()}:"))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (graph_format(),))
 
     def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
         """What is cached of the given (path, blob) pairs, by path; misses are absent. A cache that fails (locked

@@ -33,7 +33,7 @@ from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
-from spider.indexer.parse.cache import GRAPH_FORMAT, open_parse_cache
+from spider.indexer.parse.cache import graph_format, open_parse_cache
 from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode
 from spider.indexer.parse.parse_file import UNREADABLE_BLOB, ParseOutcome, parse_file
 from spider.indexer.pipeline.report import IncrementalRun, IndexReport, VersionsWritten
@@ -175,7 +175,7 @@ def graph_of(
     runs: list[ResolutionRun] = []
 
     def resolve(kept: dict[str, FileFacts]) -> list[GraphEdge]:
-        edges, run = resolve_from(kept, {path: blobs[path] for path in kept}, GRAPH_FORMAT, earlier)
+        edges, run = resolve_from(kept, {path: blobs[path] for path in kept}, graph_format(), earlier)
         runs.append(run)
         return edges
 
@@ -195,7 +195,7 @@ def _counts(members: Iterable[StrEnum | None]) -> Counter:
 
 def earlier_resolution(repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
     """The base snapshot's resolution, if this machine kept it."""
-    return ResolutionState.load(snapshot_cache_dir(repo, base.snapshot) / STATE_FILE, GRAPH_FORMAT) if base else None
+    return ResolutionState.load(snapshot_cache_dir(repo, base.snapshot) / STATE_FILE, graph_format()) if base else None
 
 
 def write_graph(
@@ -293,9 +293,9 @@ def is_indexed(state: Snapshot | None, model: str | None) -> bool:
     """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write, with
     vectors of the embedding model `model` (None: no vectors wanted): a snapshot indexed with --no-embed, or
     embedded with another model or fewer windows of code (`embedded_with`), is embedded again; one written
-    before versioning (no `seq`) or by a spider that reads code otherwise (another `GRAPH_FORMAT`: a language
+    before versioning (no `seq`) or by a spider that reads code otherwise (another `graph_format()`: a language
     added, a resolver fixed) is indexed again."""
-    return bool(state and state.complete and state.versioned and state.graph_format == GRAPH_FORMAT
+    return bool(state and state.complete and state.versioned and state.graph_format == graph_format()
                 and (model is None or embedded_with(state.embedding, model)))
 
 

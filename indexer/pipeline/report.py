@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from spider.indexer.parse.cache import GRAPH_FORMAT
+from spider.indexer.parse.cache import graph_format
 from spider.indexer.vectors.embed_stats import EmbedStats
 
 
@@ -70,7 +70,7 @@ class IndexReport:
             "nodes": dict(self.nodes), "relationships": dict(self.relationships),
             "resolutions": dict(self.resolutions), "embedding": _json(self.embedding), "seconds": self.seconds,
             "incremental": _json(self.incremental), "versions": _json(self.versions), "resolution": self.resolution,
-            "graph_format": GRAPH_FORMAT,
+            "graph_format": graph_format(),
         }
 
     def to_json(self) -> dict[str, Any]:

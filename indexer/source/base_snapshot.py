@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from spider.indexer.errors import RevisionNotFound
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.parse.cache import GRAPH_FORMAT
+from spider.indexer.parse.cache import graph_format
 from spider.indexer.source.walk import Commit, SourceFile, commit_in, select_files
 
 CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; the fewest changed files wins
@@ -44,14 +44,14 @@ def base_at(commit: Commit, sha: str) -> BaseSnapshot:
 
 
 def choose_base(store: GraphStore, commit: Commit, repo: str, files: list[SourceFile]) -> BaseSnapshot | None:
-    """The complete snapshot of `repo` to index `commit` against: written by a spider with this GRAPH_FORMAT (so
+    """The complete snapshot of `repo` to index `commit` against: written by a spider with this graph_format() (so
     equal files give equal nodes), its commit present in `commit`'s git directory, and with the fewest changed
     files among the commit's indexed parents, or else among the newest few. None when there is none (the commit is
     indexed in full)."""
     best: tuple[int, BaseSnapshot] | None = None
     eligible = [
         row.snapshot for row in store.list_snapshots(repo)
-        if row.complete and row.versioned and row.snapshot != commit.sha and row.graph_format == GRAPH_FORMAT
+        if row.complete and row.versioned and row.snapshot != commit.sha and row.graph_format == graph_format()
     ]
     parents = [sha for sha in parents_of(commit) if sha in eligible]
     for sha in parents or eligible[:CANDIDATES]:  # a parent indexed: the usual case, and close enough

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import subprocess
+import sys
 
 from spider.indexer.cache_files import write_atomically
 from spider.indexer.parse.cache import open_parse_cache
@@ -39,3 +42,13 @@ def test_parse_cache_file_is_private(monkeypatch, tmp_path):
     monkeypatch.setenv("SPIDER_PARSE_CACHE", str(location))
     with open_parse_cache():
         assert stat.S_IMODE(location.stat().st_mode) == 0o600
+
+
+def test_importing_spider_writes_nothing(tmp_path):
+    """Configuration and state are touched at the doors, never on import (the graph format used to be computed,
+    and its cache written into SPIDER_HOME, when spider.indexer.parse.cache was imported)."""
+    home = tmp_path / "home"
+    modules = "spider.indexer, spider.query, spider.indexer.pipeline.index, spider.query.cli.main, spider.query.mcp"
+    subprocess.run([sys.executable, "-c", f"import {modules}"], check=True,
+                   env={**os.environ, "SPIDER_HOME": str(home)})
+    assert not home.exists()

@@ -42,7 +42,7 @@ def test_another_graph_format_empties_the_cache_and_a_corrupt_row_is_a_miss(tmp_
         raw.execute("UPDATE parses SET outcome = x'00' WHERE key LIKE '%:b2:b.py'")
 
     assert list(ParseCache(location).get_many([("a.py", "b1"), ("b.py", "b2")])) == ["a.py"]
-    monkeypatch.setattr(parse_cache, "GRAPH_FORMAT", "next-version")
+    monkeypatch.setattr(parse_cache, "graph_format", lambda: "next-version")
     assert ParseCache(location).get_many([("a.py", "b1")]) == {}
     with sqlite3.connect(location) as raw:
         assert raw.execute("SELECT count(*) FROM parses").fetchone() == (0,)

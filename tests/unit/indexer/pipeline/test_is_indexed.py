@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.parse.cache import GRAPH_FORMAT
+from spider.indexer.parse.cache import graph_format
 from spider.indexer.pipeline.index import is_indexed
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION
 
@@ -12,7 +12,7 @@ EMBEDDED = {"model": MODEL, "dim": 384, "embedded": 3, "reused": 0, "stores": []
 
 
 def snapshot(**stats) -> Snapshot:
-    return Snapshot("shop", "a" * 40, "HEAD", True, 1, "w", "2026-11-26", {"graph_format": GRAPH_FORMAT, **stats})
+    return Snapshot("shop", "a" * 40, "HEAD", True, 1, "w", "2026-11-26", {"graph_format": graph_format(), **stats})
 
 
 def test_a_complete_snapshot_of_this_format_is_indexed():

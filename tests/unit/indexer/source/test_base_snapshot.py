@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from spider.indexer.errors import CorruptRepository
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.parse.cache import GRAPH_FORMAT
+from spider.indexer.parse.cache import graph_format
 from spider.indexer.source.base_snapshot import base_at, choose_base
 from spider.indexer.source.walk import open_commit, select_files
 
@@ -20,7 +20,7 @@ class IndexedSnapshots:
 
     def __init__(self, *shas: str) -> None:
         self.rows = [Snapshot(repo="r", snapshot=sha, rev=None, complete=True, seq=seq, writer=None, indexed_at=None,
-                              stats={"graph_format": GRAPH_FORMAT}) for seq, sha in enumerate(shas)]
+                              stats={"graph_format": graph_format()}) for seq, sha in enumerate(shas)]
 
     def list_snapshots(self, repo: str) -> list[Snapshot]:
         return self.rows
