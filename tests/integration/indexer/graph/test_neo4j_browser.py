@@ -267,7 +267,7 @@ def test_chromium_logs_in_as_the_reader_and_runs_the_neighbourhood_query(status,
     browser.find_element(By.CSS_SELECTOR, "[data-testid=password]").send_keys(
         Path(status["reader_password_file"]).read_text().strip())
     browser.find_element(By.CSS_SELECTOR, "[data-testid=connect]").click()
-    WebDriverWait(browser, 60).until(  # the connect frame says so; the Browser then opens its start page above it
+    WebDriverWait(browser, 180).until(  # the connect frame says so (a loaded machine took over 60 s once)
         lambda b: re.search(rf"You are connected as user\s+{status['reader']}\b", b.find_element(By.TAG_NAME, "body").text))
 
     # As docs/browser.md says: set the parameters, then run the file's text as it is.
