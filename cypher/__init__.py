@@ -1,7 +1,7 @@
 """The Cypher statements spider runs, one named .cypher file each (analysts run the same files).
 
 Labels and relationship types cannot be Cypher parameters; the write statements name them with the
-placeholders __LABEL__, __TYPE__, __SRC__ and __DST__, filled only from indexer.schema enums.
+placeholders __LABEL__, __TYPE__, __SRC__ and __DST__, filled only from spider.core.schema enums.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ The public API is what `__all__` names; everything else is reached through the s
 the pipeline (source, parse, languages, resolve, graph, vectors, pipeline, distributed, cli).
 """
 
+from spider.core.errors import ConfigurationError, InvalidInput, NotFound, ServiceUnavailable, SpiderError
+from spider.core.settings import Settings
 from spider.indexer.api import Stores, index_repository, open_stores
-from spider.indexer.errors import ConfigurationError, InvalidInput, NotFound, ServiceUnavailable, SpiderError
 from spider.indexer.pipeline.report import IndexReport
-from spider.indexer.settings import Settings
 
 __all__ = [
     "ConfigurationError",

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline import index
 from spider.indexer.pipeline.report import IndexReport
-from spider.indexer.settings import Settings
 
 
 @dataclass

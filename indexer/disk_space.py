@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from spider.indexer.errors import OutOfSpace
+from spider.core.errors import OutOfSpace
 
 MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})  # their files live in memory pages, taken when first touched
 _MOUNTS = Path("/proc/self/mounts")

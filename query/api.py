@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from spider.core.schema import Rel
 from spider.indexer.api import Stores
-from spider.indexer.schema import Rel
 from spider.query.expand import DEFAULT_EDGES
 from spider.query.pipeline import GRAPH_METHODS, answer_query, open_selector
 from spider.query.results import Answer, Method

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 
 from spider import cypher
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
+from spider.core.schema import Rel
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.schema import Rel
 
 MAX_DEPTH = 6  # expand.cypher has one branch per depth 1..6
 INVOKES_CAP = 100

@@ -9,10 +9,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
+from spider.core.schema import Rel
+from spider.core.settings import Settings
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.schema import Rel
-from spider.indexer.settings import Settings
 from spider.query.exchange import exchange
 from spider.query.expand import DEFAULT_EDGES, Neighbour, edges_label, expand_neighbourhood
 from spider.query.results import Answer, Method, Origin, Result, Verdict, function_info, located, ranked

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from spider import cypher
+from spider.core.terminal import printable, render_table
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.terminal import printable, render_table
 from spider.query.select.stage2 import Decision
 
 

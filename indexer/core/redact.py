@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import quote, unquote
 
-from spider.indexer.settings import Settings, spider_home_path
+from spider.core.settings import Settings, spider_home_path
 
 MASK = "***"
 # Shorter values are not masked where they appear as plain text (a URI's password always is): Neo4j refuses

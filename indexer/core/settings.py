@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from spider.indexer.errors import ConfigurationError
+from spider.core.errors import ConfigurationError
 
 
 def spider_home_path() -> Path:

@@ -16,10 +16,10 @@ import logging
 import time
 
 from celery import bootsteps
+from spider.core.errors import SpiderError
+from spider.core.settings import QUEUES, Settings
 from spider.indexer.distributed.tasks import app, send_job_tasks_again
-from spider.indexer.errors import SpiderError
 from spider.indexer.graph import jobs, neo4j_local
-from spider.indexer.settings import QUEUES, Settings
 
 logger = logging.getLogger(__name__)
 

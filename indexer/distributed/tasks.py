@@ -19,11 +19,15 @@ from celery.result import AsyncResult
 from kombu.exceptions import OperationalError
 from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
 from neo4j.exceptions import SessionExpired, TransientError
-from spider.indexer.errors import InvalidInput, ServiceUnavailable, SpiderError, StoreBusy
+from spider.core.errors import InvalidInput, ServiceUnavailable, SpiderError, StoreBusy
+from spider.core.redact import redact
+from spider.core.schema import Label
+from spider.core.settings import CelerySettings, Settings
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.languages.dispatch import outcome_from_dict, outcome_to_dict
 from spider.indexer.parse.cache import open_parse_cache
-from spider.indexer.parse.parse_file import outcome_from_dict, outcome_to_dict
+from spider.indexer.pipeline.base_snapshot import BaseSnapshot, base_at, choose_base
 from spider.indexer.pipeline.index import (
     batches,
     collect_outcomes,
@@ -38,10 +42,6 @@ from spider.indexer.pipeline.index import (
     write_graph,
 )
 from spider.indexer.pipeline.report import IndexReport, VersionsWritten
-from spider.indexer.redact import redact
-from spider.indexer.schema import Label
-from spider.indexer.settings import CelerySettings, Settings
-from spider.indexer.source.base_snapshot import BaseSnapshot, base_at, choose_base
 from spider.indexer.source.org import RepoSpec, materialise
 from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
 from spider.indexer.vectors.embedding import open_embedder

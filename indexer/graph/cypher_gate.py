@@ -17,7 +17,7 @@ import neo4j
 from neo4j.exceptions import ClientError
 from neo4j.graph import Node, Path, Relationship
 from spider import cypher
-from spider.indexer.errors import InvalidInput, RefusedQuery
+from spider.core.errors import InvalidInput, RefusedQuery
 from spider.indexer.graph.store import GraphStore
 
 # Procedures that only describe the graph's schema (labels, types, keys): the only ones an analyst may CALL.

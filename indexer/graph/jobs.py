@@ -14,8 +14,8 @@ import uuid
 from dataclasses import dataclass
 
 from neo4j.exceptions import ConstraintError
+from spider.core.redact import redact
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.redact import redact
 
 STAGES = ("queued", "parsing", "writing", "embedding", "done")
 

@@ -28,9 +28,9 @@ from typing import NamedTuple, TypeGuard
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
-from spider.indexer.errors import ConfigurationError, ServiceUnavailable
+from spider.core.errors import ConfigurationError, ServiceUnavailable
+from spider.core.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 7687

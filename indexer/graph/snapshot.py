@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
-from spider.indexer.vectors.embed_stats import EmbedStats
+from spider.core.records import EmbedStats
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import neo4j
 from neo4j.exceptions import AuthError, ClientError, Neo4jError, SessionExpired, TransientError
 from neo4j.exceptions import ServiceUnavailable as Neo4jUnavailable
 from spider import cypher
-from spider.indexer.errors import (
+from spider.core.errors import (
     ConfigurationError,
     InvalidInput,
     LimitExceeded,
@@ -27,10 +27,10 @@ from spider.indexer.errors import (
     SnapshotNotFound,
     SpiderError,
 )
+from spider.core.records import EmbedStats
+from spider.core.settings import Neo4jSettings
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.parse.facts import GraphNode
-from spider.indexer.settings import Neo4jSettings
-from spider.indexer.vectors.embed_stats import EmbedStats
 
 BATCH = 2000
 _SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")

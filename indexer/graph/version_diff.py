@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
-from spider.indexer.cache_files import load_tagged, save_tagged
+from spider.core.cache_files import load_tagged, save_tagged
+from spider.core.schema import Label
 from spider.indexer.parse.facts import GraphNode
 from spider.indexer.resolve.codegraph import CodeGraph
-from spider.indexer.schema import Label
 
 EdgeKey = tuple[str, str, str]  # (source id, relationship type, target id)
 

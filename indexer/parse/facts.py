@@ -12,7 +12,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 
-from spider.indexer.schema import Label, Rel, Resolution
+from spider.core.schema import Label, Rel, Resolution
 
 SELF = "<self>"  # receiver `self`/`this`/`cls`: the enclosing class
 SUPER = "<super>"  # receiver `super()`/`super`: the enclosing class's bases

@@ -14,8 +14,8 @@ import tree_sitter_javascript
 import tree_sitter_python
 import tree_sitter_rust
 import tree_sitter_typescript
+from spider.core.schema import Label
 from spider.indexer.parse.facts import Entity
-from spider.indexer.schema import Label
 
 Node = tree_sitter.Node
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from spider.indexer.errors import RevisionNotFound
+from spider.core.errors import RevisionNotFound
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.parse.cache import graph_format
 from spider.indexer.source.walk import Commit, SourceFile, commit_in, select_files

@@ -3,7 +3,7 @@ with them go the vectors that no snapshot left in the graph uses."""
 
 from __future__ import annotations
 
-from spider.indexer.errors import InvalidInput, SnapshotNotFound
+from spider.core.errors import InvalidInput, SnapshotNotFound
 from spider.indexer.graph import versions as graph_versions
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from spider.core.records import EmbedStats
 from spider.indexer.parse.cache import graph_format
-from spider.indexer.vectors.embed_stats import EmbedStats
 
 
 @dataclass(frozen=True)

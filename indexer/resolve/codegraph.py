@@ -6,11 +6,11 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Callable
 
+from spider.core.schema import Label, Rel
 from spider.indexer.languages import rules_for
 from spider.indexer.languages.rules import Exports
 from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
 from spider.indexer.resolve.references import resolve_edges
-from spider.indexer.schema import Label, Rel
 
 ROOT_DIRECTORY = "."  # id of the repository's root Directory node
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 
-from spider.indexer.cache_files import load_tagged, save_tagged
+from spider.core.cache_files import load_tagged, save_tagged
+from spider.core.schema import Label
 from spider.indexer.parse.facts import FileFacts, GraphEdge
 from spider.indexer.resolve.references import FileResolution, Read, Resolver, edges_of
-from spider.indexer.schema import Label
 
 STATE_FILE = "resolution.pickle"
 STATE_VERSION = 2  # of what is pickled: a state saved by another version is not used

@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
 
+from spider.core.schema import Label, Rel, Resolution
 from spider.indexer.languages import rules_for, split_entity_id
 from spider.indexer.languages.rules import Exports
 from spider.indexer.parse.facts import (
@@ -35,7 +36,6 @@ from spider.indexer.parse.facts import (
     entity_id,
 )
 from spider.indexer.resolve.modules import Module, ModuleIndex
-from spider.indexer.schema import Label, Rel, Resolution
 
 Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)
 _EXTERNAL = Module("<external>", is_dir=True)  # known to live outside the repo: never guessed at

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
-from spider.indexer.errors import InvalidInput, ServiceUnavailable
-from spider.indexer.settings import Settings, path_name
+from spider.core.errors import InvalidInput, ServiceUnavailable
+from spider.core.settings import Settings, path_name
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers

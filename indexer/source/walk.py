@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
-from spider.indexer.errors import ConfigurationError, CorruptRepository, RepositoryNotFound, RevisionNotFound
+from spider.core.errors import ConfigurationError, CorruptRepository, RepositoryNotFound, RevisionNotFound
 from spider.indexer.languages import contested_languages, language_of, vendored_directories
 
 MAX_FILE_BYTES = 1_000_000  # larger "source" files are generated or bundled, not written by hand

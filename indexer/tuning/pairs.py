@@ -19,11 +19,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from spider.indexer.errors import CorruptRepository, InvalidInput
+from spider.core.errors import CorruptRepository, InvalidInput
+from spider.core.schema import Label
 from spider.indexer.languages import contested_languages, is_test_code, language_of
-from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.pipeline.index import default_repo_name
-from spider.indexer.schema import Label
 from spider.indexer.source.walk import (
     MAX_FILE_BYTES,
     escaped_path,

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 import torch
-from spider.indexer.errors import ConfigurationError, InvalidInput
+from spider.core.errors import ConfigurationError, InvalidInput
 from spider.indexer.tuning.batches import Pair
 from spider.indexer.tuning.bert import load_bert, save_weights
 from spider.indexer.tuning.settings import TrainSettings

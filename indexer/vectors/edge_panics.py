@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from spider.indexer.errors import CorruptStore
+from spider.core.errors import CorruptStore
 
 _STDERR = threading.Lock()  # file descriptor 2 is the process's: one engine call at a time holds it
 _SERVICE_ERROR = "Service runtime error"  # how the engine words a failure of its own storage, not of its input

@@ -13,9 +13,9 @@ import dataclasses
 import time
 from typing import Callable
 
+from spider.core.records import EmbedStats
+from spider.core.schema import Label
 from spider.indexer.parse.facts import GraphNode
-from spider.indexer.schema import Label
-from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder
 from spider.indexer.vectors.store import WINDOW, WINDOWS_PER_FUNCTION, VectorStore
 

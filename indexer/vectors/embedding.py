@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-from spider.indexer.errors import ConfigurationError, InvalidInput
-from spider.indexer.settings import Settings, spider_home
+from spider.core.errors import ConfigurationError, InvalidInput
+from spider.core.settings import Settings, spider_home
 from spider.indexer.vectors import model_build
 
 DEFAULT_MODEL = model_build.BASE_NAME

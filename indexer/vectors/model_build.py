@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from spider.indexer.errors import ConfigurationError
+from spider.core.errors import ConfigurationError
 from spider.indexer.vectors import weight_delta
 
 BASE_NAME = "all-MiniLM-L6-v2"

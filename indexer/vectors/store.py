@@ -38,10 +38,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-from spider.indexer.cache_files import write_atomically
+from spider.core.cache_files import write_atomically
+from spider.core.errors import ConfigurationError, CorruptStore, OutOfSpace, ServiceUnavailable, StoreBusy
+from spider.core.settings import Settings, spider_home
 from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
-from spider.indexer.errors import ConfigurationError, CorruptStore, OutOfSpace, ServiceUnavailable, StoreBusy
-from spider.indexer.settings import Settings, spider_home
 from spider.indexer.vectors.edge_panics import PanicSafeShard
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.

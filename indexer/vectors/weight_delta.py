@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
 
 ROW_THRESHOLD = 1e-3  # an embedding row whose change is under this share of its norm is left at the base's value
 LEVELS = 7  # 4-bit signed values -7..7, stored as 1..15

@@ -6,9 +6,9 @@ import os
 import sys
 
 import click
+from spider.cli.error_handler import debug_option, fail_cleanly
+from spider.core.errors import InvalidInput
 from spider.indexer.api import open_stores
-from spider.indexer.cli.error_handler import debug_option, fail_cleanly
-from spider.indexer.errors import InvalidInput
 from spider.query.api import localize
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, open_selector

@@ -11,12 +11,12 @@ from typing import Any, Iterator
 
 import click
 from spider import cypher
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import InvalidInput
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import InvalidInput
+from spider.core.settings import Settings
+from spider.core.terminal import render_table
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.cypher_gate import run_scoped_query
-from spider.indexer.settings import Settings
-from spider.indexer.terminal import render_table
 
 
 def parse_param(raw: str) -> tuple[str, Any]:

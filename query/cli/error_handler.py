@@ -11,12 +11,12 @@ import traceback
 from typing import Any, Callable
 
 import click
+from spider.core.errors import SpiderError
+from spider.core.redact import redact, redacted_output
+from spider.core.settings import Settings
+from spider.core.terminal import printable
 from spider.indexer.disk_space import disk_failure
-from spider.indexer.errors import SpiderError
 from spider.indexer.graph.store import graph_failure
-from spider.indexer.redact import redact, redacted_output
-from spider.indexer.settings import Settings
-from spider.indexer.terminal import printable
 
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
 EXIT_CODES = {SpiderError: 2}  # a foreseen failure's exit code, by class: the first the error is an instance of

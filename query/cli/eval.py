@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import fail_cleanly
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
-from spider.indexer.settings import Settings
 from spider.query.evaluation.run import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
 from spider.query.evaluation.summary import render_markdown, summarize
 from spider.query.evaluation.train_selector import train_selector

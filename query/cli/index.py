@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Callable
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import ConfigurationError
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import ConfigurationError
+from spider.core.settings import BROKER_ENV, Settings
+from spider.core.terminal import printable
 from spider.indexer.graph import neo4j_local
 from spider.indexer.pipeline.index import default_repo_name, index_repository, is_indexed
 from spider.indexer.pipeline.report import IndexReport
-from spider.indexer.settings import BROKER_ENV, Settings
 from spider.indexer.source.walk import open_commit
-from spider.indexer.terminal import printable
 from spider.indexer.vectors import embedding
 
 

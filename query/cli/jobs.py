@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import InvalidInput, NotFound
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import InvalidInput, NotFound
+from spider.core.settings import Settings
+from spider.core.terminal import render_table
 from spider.indexer.graph import jobs, neo4j_local
-from spider.indexer.settings import Settings
-from spider.indexer.terminal import render_table
 
 
 @click.command("jobs")

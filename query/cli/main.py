@@ -4,17 +4,17 @@ lives on the query side because the indexer must not import the query layer that
 from __future__ import annotations
 
 import click
-from spider.indexer.cli.cypher import run_cypher
-from spider.indexer.cli.error_handler import debug_option
-from spider.indexer.cli.index import index
-from spider.indexer.cli.jobs import jobs_command
-from spider.indexer.cli.models import models
-from spider.indexer.cli.neo4j import neo4j
-from spider.indexer.cli.org import org
-from spider.indexer.cli.snapshots import snapshots
-from spider.indexer.cli.worker import worker
-from spider.query.cli.eval import eval_command, train_selector_command
-from spider.query.cli.mcp import mcp_command
+from spider.cli.cypher import run_cypher
+from spider.cli.error_handler import debug_option
+from spider.cli.eval import eval_command, train_selector_command
+from spider.cli.index import index
+from spider.cli.jobs import jobs_command
+from spider.cli.mcp import mcp_command
+from spider.cli.models import models
+from spider.cli.neo4j import neo4j
+from spider.cli.org import org
+from spider.cli.snapshots import snapshots
+from spider.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import InvalidInput
+from spider.core.settings import Settings
 from spider.indexer.api import open_stores
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import InvalidInput
-from spider.indexer.settings import Settings
 from spider.query.mcp import build_server
 from spider.query.mcp.access import OPT_OUT, TOKEN_VARIABLE, Access, Gate, access_for
 from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS

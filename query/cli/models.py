@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import ConfigurationError
-from spider.indexer.terminal import render_table
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import ConfigurationError
+from spider.core.terminal import render_table
 from spider.indexer.tuning.pairs import PairsRun, build_pairs
 from spider.indexer.tuning.settings import HARD_NEGATIVES, TrainSettings
 from spider.indexer.vectors import embedding

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import fail_cleanly
+from spider.core.settings import spider_home
 from spider.indexer.graph import neo4j_local
-from spider.indexer.settings import spider_home
 
 
 @click.group()

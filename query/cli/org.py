@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.terminal import printable
+from spider.cli.error_handler import fail_cleanly
+from spider.core.terminal import printable
 
 
 @click.group()

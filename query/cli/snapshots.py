@@ -6,14 +6,14 @@ import json
 import re
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import InvalidInput
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import InvalidInput
+from spider.core.settings import Settings
+from spider.core.terminal import printable, render_table
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.snapshot_diff import diff_snapshots
 from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snapshots_to_prune
-from spider.indexer.settings import Settings
-from spider.indexer.terminal import printable, render_table
 
 
 @click.group()

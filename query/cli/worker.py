@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import click
-from spider.indexer.cli.error_handler import fail_cleanly
-from spider.indexer.errors import ConfigurationError, InvalidInput
-from spider.indexer.settings import BROKER_ENV, QUEUES, Settings
+from spider.cli.error_handler import fail_cleanly
+from spider.core.errors import ConfigurationError, InvalidInput
+from spider.core.settings import BROKER_ENV, QUEUES, Settings
 
 
 @click.command()

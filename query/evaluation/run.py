@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from spider import cypher
-from spider.indexer.errors import InvalidInput, RepositoryNotFound, SpiderError
+from spider.core.errors import InvalidInput, RepositoryNotFound, SpiderError
+from spider.core.schema import Rel
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import index_repository, is_indexed
-from spider.indexer.schema import Rel
 from spider.indexer.vectors.embedding import resolve_spec
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange

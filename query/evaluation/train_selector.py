@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from spider.indexer.errors import ConfigurationError, InvalidInput, NotFound
+from spider.core.errors import ConfigurationError, InvalidInput, NotFound
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.run import read_jsonl
 from spider.query.exchange import exchange

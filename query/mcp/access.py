@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from mcp.server.transport_security import TransportSecuritySettings
-from spider.indexer.errors import ConfigurationError, InvalidInput
+from spider.core.errors import ConfigurationError, InvalidInput
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send

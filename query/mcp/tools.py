@@ -9,11 +9,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 from spider import cypher
+from spider.core.errors import InvalidInput, NotFound
+from spider.core.schema import Rel
 from spider.indexer.api import Stores
-from spider.indexer.errors import InvalidInput, NotFound
 from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query, run_scoped_query
 from spider.indexer.graph.snapshot_diff import diff_snapshots
-from spider.indexer.schema import Rel
 from spider.query.api import localize
 from spider.query.expand import parse_edges
 from spider.query.mcp.answers import (

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from spider.indexer.cache_files import read_while_unchanged
+from spider.core.cache_files import read_while_unchanged
+from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embedding import function_text
 from spider.query.retrieve.test_policy import which_are_tests
 from spider.query.retrieve.tokenize import code_tokens

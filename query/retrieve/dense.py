@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 from spider import cypher
-from spider.indexer.cache_files import read_while_unchanged, write_atomically
-from spider.indexer.errors import ConfigurationError
+from spider.core.cache_files import read_while_unchanged, write_atomically
+from spider.core.errors import ConfigurationError
+from spider.core.records import EmbedStats
+from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.languages import is_test_code
-from spider.indexer.settings import snapshot_cache_dir
 from spider.indexer.vectors.embed_stage import recorded_here
-from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import Embedder
 from spider.indexer.vectors.store import Members, VectorStore, members_of
 

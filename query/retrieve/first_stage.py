@@ -10,9 +10,9 @@ import functools
 import time
 from dataclasses import dataclass, field
 
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
+from spider.core.records import EmbedStats
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.vectors.embed_stats import EmbedStats
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, open_vector_store
 from spider.query.results import Origin, Result

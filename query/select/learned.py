@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spider.indexer.errors import ConfigurationError
-from spider.indexer.settings import Settings
+from spider.core.errors import ConfigurationError
+from spider.core.settings import Settings
 from spider.query.select.features import FEATURES, request_features
 from spider.query.select.stage2 import Decision, SelectionRequest
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 import httpx
-from spider.indexer.cache_files import write_atomically
-from spider.indexer.errors import ConfigurationError, LLMFailure, MalformedAnswer
-from spider.indexer.settings import LLMSettings, Settings, spider_home
+from spider.core.cache_files import write_atomically
+from spider.core.errors import ConfigurationError, LLMFailure, MalformedAnswer
+from spider.core.settings import LLMSettings, Settings, spider_home
 from spider.query.select.prompt import issue_excerpt, parse_selection, system_prompt, user_prompt
 from spider.query.select.stage2 import Decision, SelectionRequest
 

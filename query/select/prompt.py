@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from spider.indexer.errors import MalformedAnswer
+from spider.core.errors import MalformedAnswer
 from spider.query.select.stage2 import Candidate, SelectionRequest
 
 CODE_LIMIT = 1500

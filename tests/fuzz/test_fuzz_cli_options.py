@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.query.cli.ask import main as spider_query
-from spider.query.cli.main import main as spider
+from spider.cli.ask import main as spider_query
+from spider.cli.main import main as spider
 
 SECRET = "fuzz-password-5e1f"
 # What the OS can hand a process as argv or environment: no NUL, and undecodable bytes only as Python's

@@ -9,8 +9,8 @@ from functools import cache
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from spider.indexer.errors import SpiderError
-from spider.query.cli.ask import read_issue
+from spider.cli.ask import read_issue
+from spider.core.errors import SpiderError
 from spider.query.retrieve.bm25 import Bm25Index
 from spider.query.retrieve.mentions import FunctionNames, issue_mentions, match_mentions
 from spider.query.retrieve.tokenize import code_tokens

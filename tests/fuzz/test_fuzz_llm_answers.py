@@ -8,8 +8,8 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.indexer.errors import SpiderError
-from spider.indexer.schema import Rel
+from spider.core.errors import SpiderError
+from spider.core.schema import Rel
 from spider.query.expand import MAX_DEPTH, edges_label, parse_edges
 from spider.query.select.llm import Completion, LLMSelector
 from spider.query.select.prompt import ANSWER_LIMIT, MalformedAnswer, parse_selection, user_prompt

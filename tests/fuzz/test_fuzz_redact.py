@@ -7,8 +7,8 @@ from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.indexer.redact import MASK, SHORTEST_SECRET, redact
-from spider.indexer.settings import SECRET_VARIABLES, URL_VARIABLES
+from spider.core.redact import MASK, SHORTEST_SECRET, redact
+from spider.core.settings import SECRET_VARIABLES, URL_VARIABLES
 
 NO_SECRETS = {variable: "" for variable in (*SECRET_VARIABLES, *URL_VARIABLES)}
 SCHEMES = st.from_regex(r"[A-Za-z][A-Za-z0-9+.-]{0,9}", fullmatch=True)

@@ -7,9 +7,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from spider.core.settings import Neo4jSettings, Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import Neo4jSettings, Settings
 from spider.indexer.vectors.embedding import register_model
 
 from tests.fixtures.gitrepo import make_repo

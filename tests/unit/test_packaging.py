@@ -10,13 +10,21 @@ ROOT = Path(__file__).resolve().parents[2]
 SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
 
 
+def installed_packages() -> set[str]:
+    """The package of every folder with an `__init__.py`, named by the nearest mapping above it (indexer/core/
+    is spider.core, not spider.indexer.core)."""
+    mapped = {ROOT / directory: namespace for namespace, directory in SETUPTOOLS["package-dir"].items()}
+    packages = set()
+    for directory, namespace in mapped.items():
+        for init in directory.rglob("__init__.py"):
+            nearest = max((d for d in mapped if init.parent.is_relative_to(d)), key=lambda d: len(d.parts))
+            if nearest == directory:
+                packages.add(".".join((namespace, *init.parent.relative_to(directory).parts)))
+    return packages
+
+
 def test_every_package_directory_is_installed_under_spider():
-    on_disk = set()
-    for namespace, directory in SETUPTOOLS["package-dir"].items():
-        for init in (ROOT / directory).rglob("__init__.py"):
-            relative = init.parent.relative_to(ROOT / directory).parts
-            on_disk.add(".".join((namespace, *relative)))
-    assert set(SETUPTOOLS["packages"]) == on_disk
+    assert set(SETUPTOOLS["packages"]) == installed_packages()
 
 
 def test_nothing_generic_lands_in_site_packages():

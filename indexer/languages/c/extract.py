@@ -21,6 +21,7 @@ from functools import cache
 from typing import Iterator
 
 import tree_sitter
+from spider.core.schema import Label, Language
 from spider.indexer.parse.facts import Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -32,7 +33,6 @@ from spider.indexer.parse.treesitter import (
     parse,
     text,
 )
-from spider.indexer.schema import Label, Language
 
 # Where definitions stand: the file, the branches of conditional compilation, `extern "C" {…}` (which a header
 # opens under `#ifdef __cplusplus`: then it holds the rest of the file), and what tree-sitter could not parse.

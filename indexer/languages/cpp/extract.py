@@ -28,6 +28,7 @@ from functools import cache
 from typing import Iterator
 
 import tree_sitter
+from spider.core.schema import Label, Language
 from spider.indexer.languages.c.extract import CONTAINERS, declared_name
 from spider.indexer.parse.facts import SELF, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
@@ -40,7 +41,6 @@ from spider.indexer.parse.treesitter import (
     parse,
     text,
 )
-from spider.indexer.schema import Label, Language
 
 # Where declarations stand besides namespaces: where C's do (`#if` branches, `extern "C" {…}`, unparsed code), and
 # class bodies (`friend` ones too).

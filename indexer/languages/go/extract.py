@@ -23,6 +23,7 @@ from functools import cache
 from typing import Callable, Iterator
 
 import tree_sitter
+from spider.core.schema import Label, Language
 from spider.indexer.languages.go import gomod
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
@@ -35,7 +36,6 @@ from spider.indexer.parse.treesitter import (
     parse,
     text,
 )
-from spider.indexer.schema import Label, Language
 
 Type = tuple[str, ...]  # ("Order",), ("pay", "Card")
 Frame = tuple[dict[str, "Binding"], "Frame | None"]  # names declared in a block, and the enclosing block's frame

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spider.core.schema import Language
 from spider.indexer.parse.facts import FileFacts
-from spider.indexer.schema import Language
 
 # `module example.com/m` or `module "example.com/m"`, with an optional trailing comment.
 _MODULE = re.compile(rb'^[ \t]*module[ \t]+"?([^\s"/][^\s"]{0,499})"?[ \t]*(?://[^\n]*)?\r?$', re.MULTILINE)

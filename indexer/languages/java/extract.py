@@ -21,9 +21,9 @@ from operator import itemgetter
 from typing import Callable, cast
 
 import tree_sitter
+from spider.core.schema import Label, Language
 from spider.indexer.parse.facts import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, field_id, language, parse, text
-from spider.indexer.schema import Label, Language
 
 _CLASS_KINDS = {
     "class_declaration": "class",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
 
+from spider.core.schema import Label, Language
 from spider.indexer.languages.javascript.grammar import CLASSES, DEFINITIONS, FUNCTIONS, LEAVES, Grammar
 from spider.indexer.languages.javascript.syntax import (
     NEWLINE_RUN,
@@ -59,7 +60,6 @@ from spider.indexer.parse.facts import (
     RefKind,
 )
 from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, first_line, last_line, parse, text
-from spider.indexer.schema import Label, Language
 
 _DOTTED_BYTES = re.compile(rb"[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)+\Z")  # a.b, this.#c (ASCII, no spaces)
 _NOT_HEADS = frozenset({"import", "new", "undefined", "null", "true", "false"})  # no identifiers: not a chain

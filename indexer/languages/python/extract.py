@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 import tree_sitter
+from spider.core.schema import Label, Language
 from spider.indexer.parse.facts import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -23,7 +24,6 @@ from spider.indexer.parse.treesitter import (
     parse,
     text,
 )
-from spider.indexer.schema import Label, Language
 
 _SELF_NAMES = frozenset({"self", "cls"})
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*\Z")

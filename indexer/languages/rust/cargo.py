@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spider.core.schema import Language
 from spider.indexer.parse.facts import FileFacts
-from spider.indexer.schema import Language
 
 _TABLE = re.compile(rb"^[ \t]*\[([^\]\n]{1,200})\][ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
 _NAME = re.compile(rb'^[ \t]*name[ \t]*=[ \t]*"([A-Za-z0-9_-]{1,200})"', re.MULTILINE)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spider.core.schema import Label, Language
 from spider.indexer.languages.rust import cargo
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
@@ -39,7 +40,6 @@ from spider.indexer.parse.treesitter import (
     parse_inside,
     text,
 )
-from spider.indexer.schema import Label, Language
 
 Type = tuple[str, ...]  # ("Order",), ("shop", "Order")
 Path = tuple[str, ...]

@@ -9,8 +9,8 @@ import socket
 import subprocess
 
 import pytest
+from spider.core.settings import Neo4jSettings
 from spider.indexer.graph import jobs
-from spider.indexer.settings import Neo4jSettings
 
 from tests.integration.helpers import run_spider
 

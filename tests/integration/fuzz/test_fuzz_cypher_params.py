@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spider import cypher
-from spider.query.cli.main import main
+from spider.cli.main import main
 
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
 JSON = st.recursive(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from spider.indexer.settings import snapshot_cache_dir
+from spider.core.settings import snapshot_cache_dir
 from spider.indexer.source.org import RepoSpec, materialise
 
 from tests.fixtures.gitrepo import git, make_repo

@@ -1,4 +1,4 @@
-"""The one error handler (`indexer.cli.error_handler.fail_cleanly`): an exception spider did not foresee becomes one line and
+"""The one error handler (`spider.cli.error_handler.fail_cleanly`): an exception spider did not foresee becomes one line and
 exit 70, with its secrets masked (a BaseException such as a Rust panic too); --debug (or SPIDER_DEBUG=1) adds the
 traceback, masked too. Neo4j gone or out of memory mid-command is no bug: one line that says what to do, exit 2."""
 
@@ -12,10 +12,10 @@ import sys
 import neo4j
 import pytest
 from click.testing import CliRunner
-from spider.indexer.cli.error_handler import BROKEN_PIPE_EXIT, UNEXPECTED_EXIT
+from spider.cli.error_handler import BROKEN_PIPE_EXIT, UNEXPECTED_EXIT
+from spider.cli.main import main as spider
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import MEMORY_POOL
-from spider.query.cli.main import main as spider
 
 PLANTED = "planted-S3CRET-pw"
 LINE = "spider: error: unexpected RuntimeError: lost bolt://neo4j:***@db:7687 with key ***"  # the first line, masked
@@ -62,7 +62,7 @@ def test_what_a_command_prints_is_masked(monkeypatch):
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
     """`spider models list | head -1`: the reader leaving is no error of spider's, so no message, and the exit
     status a shell gives a writer that SIGPIPE ends (128 + 13)."""
-    command = [sys.executable, "-c", "from spider.query.cli.main import main; main()", "models", "list"]
+    command = [sys.executable, "-c", "from spider.cli.main import main; main()", "models", "list"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env={**os.environ, "SPIDER_HOME": str(tmp_path)})
     process.stdout.close()  # before Python has started: its first write meets a pipe nobody reads

@@ -6,7 +6,7 @@ import io
 import os
 
 import pytest
-from spider.query.cli.ask import read_issue
+from spider.cli.ask import read_issue
 
 
 @pytest.mark.parametrize("given, text, noted", [

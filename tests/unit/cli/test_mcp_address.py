@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.errors import InvalidInput
-from spider.query.cli.mcp import parse_address
+from spider.cli.mcp import parse_address
+from spider.core.errors import InvalidInput
 
 
 @pytest.mark.parametrize("address, where", [

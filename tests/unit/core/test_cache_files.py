@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from spider.indexer.cache_files import load_tagged, read_while_unchanged, save_tagged
+from spider.core.cache_files import load_tagged, read_while_unchanged, save_tagged
 
 
 def test_what_was_saved_comes_back_with_its_tag_only(tmp_path):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from spider.indexer.redact import MASK, redact
-from spider.indexer.settings import SECRET_VARIABLES, URL_VARIABLES
+from spider.core.redact import MASK, redact
+from spider.core.settings import SECRET_VARIABLES, URL_VARIABLES
 
 
 @pytest.fixture

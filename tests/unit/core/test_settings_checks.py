@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.errors import SpiderError
-from spider.indexer.redact import redact
-from spider.indexer.settings import Settings
+from spider.core.errors import SpiderError
+from spider.core.redact import redact
+from spider.core.settings import Settings
 
 
 @pytest.mark.parametrize("value", ["abc", "-5", "0", "nan", "inf", ""])

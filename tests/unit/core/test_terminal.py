@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.terminal import printable, render_table
+from spider.core.terminal import printable, render_table
 
 
 @pytest.mark.parametrize("raw, shown", [

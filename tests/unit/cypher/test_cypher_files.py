@@ -1,12 +1,12 @@
-"""The .cypher files agree with indexer.schema and the loader reads them as analysts write them."""
+"""The .cypher files agree with spider.core.schema and the loader reads them as analysts write them."""
 
 from __future__ import annotations
 
 import re
 
 from spider import cypher
+from spider.core.schema import NODE_LABELS, Label, Rel
 from spider.indexer.graph.store import _SCHEMA_STATEMENT
-from spider.indexer.schema import NODE_LABELS, Label, Rel
 
 
 def test_every_label_and_relationship_type_named_in_a_cypher_file_is_in_the_schema_enums():

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from spider import cypher
-from spider.indexer.schema import NODE_LABELS, Label, Rel
+from spider.core.schema import NODE_LABELS, Label, Rel
 
 SCRIPT = Path(__file__).resolve().parents[3] / "deploy" / "reader-role.cypher"
 

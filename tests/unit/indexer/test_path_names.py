@@ -3,7 +3,7 @@ names."""
 
 from __future__ import annotations
 
-from spider.indexer.settings import path_name
+from spider.core.settings import path_name
 
 
 def test_path_names_differ_for_names_that_differ_only_in_punctuation():

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 import redis
+from spider.core.settings import Settings
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.settings import Settings
 from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.store import open_vector_store
 

@@ -16,8 +16,8 @@ from typing import Iterator
 import pytest
 from neo4j.exceptions import ClientError
 from spider import cypher
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
-from spider.indexer.settings import Settings
 
 from tests.integration.helpers import one_line_error, run_spider, succeeded
 

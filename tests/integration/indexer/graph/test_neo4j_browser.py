@@ -19,9 +19,9 @@ import pytest
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import ClientError, Neo4jError
 from spider import cypher
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.settings import Settings
 
 from tests.integration.helpers import run_spider, succeeded
 from tests.integration.indexer.graph.test_cypher_gate import (

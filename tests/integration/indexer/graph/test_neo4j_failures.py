@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import pytest
 from neo4j import GraphDatabase
+from spider.core.settings import Settings
 from spider.indexer import open_stores
-from spider.indexer.settings import Settings
 from spider.query.mcp import build_server
 
 from tests.fixtures.bounded import run_bounded

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
-from spider.indexer.settings import Settings
 
 REPO = Path(__file__).resolve().parents[4]
 START_IN_CHILD = """

@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
 from spider.indexer.graph.snapshot_diff import read_contents
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.versions import delete_snapshot, hold_repository
@@ -196,7 +196,7 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
          "import sys, time\n"
          "from spider.indexer.graph import neo4j_local\n"
          "from spider.indexer.graph.versions import hold_repository\n"
-         "from spider.indexer.settings import Settings\n"
+         "from spider.core.settings import Settings\n"
          "with hold_repository(neo4j_local.open_graph(Settings.from_env()), sys.argv[1]):\n"
          "    print('held', flush=True)\n"
          "    time.sleep(600)\n", repo_name],

@@ -27,7 +27,7 @@ import os, signal, sys
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.settings import Settings
+from spider.core.settings import Settings
 
 path, repo, stage = sys.argv[1:4]
 

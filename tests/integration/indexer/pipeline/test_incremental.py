@@ -162,7 +162,7 @@ def test_a_base_written_by_another_graph_format_is_not_used(tmp_path, store, rep
     root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n"})
     index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
     _, second = make_repo(root, {"b.py": "def two():\n    return 2\n"}, "add b")
-    monkeypatch.setattr("spider.indexer.source.base_snapshot.graph_format", lambda: "another-spider-version")
+    monkeypatch.setattr("spider.indexer.pipeline.base_snapshot.graph_format", lambda: "another-spider-version")
 
     report = index_repository(store, str(root), repo=repo_name, rev=second, embed=False)
 

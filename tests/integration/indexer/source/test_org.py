@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
+from spider.core.settings import path_name
 from spider.indexer.graph import jobs
-from spider.indexer.settings import path_name
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES

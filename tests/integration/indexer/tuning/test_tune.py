@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from spider.indexer.errors import ConfigurationError, SpiderError
+from spider.cli.main import main as spider
+from spider.core.errors import ConfigurationError, SpiderError
 from spider.indexer.vectors import embedding, model_build
-from spider.query.cli.main import main as spider
 
 from tests.fixtures.tiny_model import build_tiny_bert, build_tiny_model
 

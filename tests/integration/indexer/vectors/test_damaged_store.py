@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spider.core.errors import CorruptStore
 from spider.indexer import open_stores
-from spider.indexer.errors import CorruptStore
 from spider.indexer.vectors.store import EdgeVectorStore
 from spider.query.mcp import build_server
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import EMBED_MODEL_ENV
+from spider.core.errors import SpiderError
+from spider.core.settings import EMBED_MODEL_ENV
 from spider.indexer.vectors import embedding, model_build
 from spider.indexer.vectors.embedding import BATCH_SIZE, function_text, open_embedder, prepare_model, register_model
 

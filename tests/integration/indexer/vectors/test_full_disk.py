@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spider.indexer.vectors.store as store_module
+from spider.core.errors import OutOfSpace
 from spider.indexer.disk_space import free_bytes
-from spider.indexer.errors import OutOfSpace
 from spider.indexer.graph.snapshot_diff import read_contents
 from spider.indexer.vectors.store import EdgeVectorStore, collection_name
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from qdrant_client import QdrantClient
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
 from spider.indexer.vectors.store import (
     WINDOW,
     EdgeVectorStore,
@@ -359,7 +359,7 @@ def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
 
 OPEN_SCRIPT = textwrap.dedent("""
     import sys, time
-    from spider.indexer.errors import SpiderError
+    from spider.core.errors import SpiderError
     from spider.indexer.vectors.store import open_vector_store
     start = time.monotonic()
     try:

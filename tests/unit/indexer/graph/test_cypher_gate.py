@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import reduce
 
 import pytest
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
 from spider.indexer.graph.cypher_gate import check_params, plan_refusal, plugin_refusal
 
 

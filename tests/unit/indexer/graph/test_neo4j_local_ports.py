@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from spider.indexer.cli.neo4j import _browser_lines
+from spider.cli.neo4j import _browser_lines
 from spider.indexer.graph import neo4j_local
 
 

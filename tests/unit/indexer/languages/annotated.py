@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spider.core.schema import Label
 from spider.indexer.parse.facts import Entity, Export, FileFacts, Import, Reference, RefKind
-from spider.indexer.schema import Label
 
 FUNCTION_KINDS = {"function", "method", "constructor"}  # every other kind is a class-like entity
 FILE_SCOPE = "<file>"  # a reference or import outside every entity (scope None)

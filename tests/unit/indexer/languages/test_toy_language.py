@@ -7,13 +7,13 @@ import posixpath
 import re
 
 import pytest
+from spider.core.schema import Label, Rel, Resolution
 from spider.indexer.languages import extractor_for, is_test_code, language_of, register_language
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts, Import, Reference, RefKind
-from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.parse.treesitter import SourceLines
 from spider.indexer.resolve.codegraph import build_graph
-from spider.indexer.schema import Label, Rel, Resolution
 
 
 def extract_toy(path: str, source: bytes) -> FileFacts:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import spider.indexer.parse.cache as parse_cache
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.parse.cache import ParseCache
 from spider.indexer.parse.facts import Entity, Export, Import, Reference
-from spider.indexer.parse.parse_file import parse_file
 
 from tests.fixtures.damaged_files import garbage, truncated
 

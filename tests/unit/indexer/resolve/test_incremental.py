@@ -7,7 +7,7 @@ from hashlib import sha1
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.resolve.codegraph import keeps_file
 from spider.indexer.resolve.incremental import ResolutionState, resolve_from
 from spider.indexer.resolve.references import Resolver

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from spider.indexer.parse.parse_file import parse_file
+from spider.core.schema import Language, Rel, Resolution
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.resolve.modules import Module, ModuleIndex
 from spider.indexer.resolve.references import Resolver
-from spider.indexer.schema import Language, Rel, Resolution
 
 from tests.fixtures.bounded import run_bounded
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
 from spider.indexer.source.org import RepoSpec, default_name, load_manifest
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from spider.cli.main import main as spider
 from spider.indexer.tuning.pairs import PairsRun, build_pairs, is_validation
-from spider.query.cli.main import main as spider
 
 from tests.fixtures.gitrepo import git, make_repo, write_files
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from spider.indexer.errors import CorruptStore
+from spider.core.errors import CorruptStore
 from spider.indexer.vectors.edge_panics import PanicSafeShard
 
-from tests.unit.indexer.cli.test_error_handler import PanicException
+from tests.unit.cli.test_error_handler import PanicException
 
 
 class Engine:

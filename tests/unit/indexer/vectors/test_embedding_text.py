@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.indexer.errors import SpiderError
-from spider.indexer.settings import EMBED_MODEL_ENV
+from spider.core.errors import SpiderError
+from spider.core.settings import EMBED_MODEL_ENV
 from spider.indexer.vectors import embedding, model_build
 from spider.indexer.vectors.embedding import (
     CHARS_PER_TOKEN,

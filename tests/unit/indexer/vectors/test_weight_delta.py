@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
 from spider.indexer.vectors.weight_delta import (
     LEVELS,
     ROW_THRESHOLD,

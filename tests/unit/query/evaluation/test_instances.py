@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from spider.indexer.errors import InvalidInput
+from spider.core.errors import InvalidInput
 from spider.query.evaluation.run import load_instances
 
 

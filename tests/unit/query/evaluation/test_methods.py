@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.errors import InvalidInput
-from spider.indexer.schema import Rel
+from spider.core.errors import InvalidInput
+from spider.core.schema import Rel
 from spider.query.evaluation.run import default_methods, parse_method
 from spider.query.results import Origin
 from spider.query.retrieve.test_policy import TestPolicy

@@ -5,7 +5,7 @@ stream), all before a request reaches the SDK."""
 from __future__ import annotations
 
 import pytest
-from spider.indexer.errors import ConfigurationError, InvalidInput
+from spider.core.errors import ConfigurationError, InvalidInput
 from spider.query.mcp import access as access_module
 from spider.query.mcp.access import Access, Gate, access_for, bears, is_loopback
 from starlette.responses import PlainTextResponse

@@ -8,12 +8,12 @@ import anyio
 import neo4j
 import pytest
 from mcp import Client
+from spider.core.settings import Settings
 from spider.indexer.api import Stores
-from spider.indexer.settings import Settings
 from spider.query.mcp import build_server
 
 from tests.fixtures.bounded import run_bounded
-from tests.unit.indexer.cli.test_error_handler import PanicException, memory_pool_error
+from tests.unit.cli.test_error_handler import PanicException, memory_pool_error
 
 
 class FailingGraph:

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
-from spider.indexer.errors import SpiderError
+from spider.core.errors import SpiderError
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.train_selector import (
     THRESHOLD_K,

@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-from spider.indexer.errors import SpiderError
-from spider.indexer.schema import Rel
+from spider.core.errors import SpiderError
+from spider.core.schema import Rel
 from spider.query.expand import parse_edges
 from spider.query.select.llm import AnswerCache, Completion, LLMSelector
 from spider.query.select.prompt import (

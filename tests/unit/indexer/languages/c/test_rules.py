@@ -4,12 +4,12 @@ what the resolver makes of a translation unit's linkage on small repositories.""
 from __future__ import annotations
 
 import pytest
+from spider.core.schema import Rel
 from spider.indexer.languages import is_test_code
 from spider.indexer.languages.c.rules import Headers, generated
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.rules import Module
-from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.references import resolve_edges
-from spider.indexer.schema import Rel
 from spider.indexer.source.walk import skip_reason_for_path
 
 

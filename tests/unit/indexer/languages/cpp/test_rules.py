@@ -4,11 +4,11 @@ translation unit's names on small repositories: namespaces, classes, out-of-clas
 from __future__ import annotations
 
 import pytest
+from spider.core.schema import Rel
 from spider.indexer.languages import contested_languages, is_test_code, language_of
 from spider.indexer.languages.cpp.rules import generated
-from spider.indexer.parse.parse_file import parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.resolve.references import resolve_edges
-from spider.indexer.schema import Rel
 from spider.indexer.source.walk import skip_reason_for_path
 
 

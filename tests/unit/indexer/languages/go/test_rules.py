@@ -4,11 +4,11 @@ what the resolver makes of it on small repositories."""
 from __future__ import annotations
 
 import pytest
+from spider.core.schema import Rel, Resolution
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.go.rules import GoPackages, generated
 from spider.indexer.languages.rules import Module
-from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.references import resolve_edges
-from spider.indexer.schema import Rel, Resolution
 
 
 def facts_of(sources: dict[str, str]) -> dict:

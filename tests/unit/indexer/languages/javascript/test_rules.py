@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.javascript.rules import generated
-from spider.indexer.parse.parse_file import parse_file
 
 BUNDLE = (b"// Lib v1.1.2 Copyright (c) 2022\n(function (global, factory) {\n  factory();\n}(this, function () {\n"
           b"  function bind(fn, thisArg) { return function wrap() { return fn.apply(thisArg, arguments); }; }\n}));\n")

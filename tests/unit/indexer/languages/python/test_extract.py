@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from spider.indexer.languages.dispatch import NESTED_TOO_DEEP, parse_file
 from spider.indexer.languages.python.extract import extract
-from spider.indexer.parse.parse_file import NESTED_TOO_DEEP, parse_file
 
 from tests.unit.indexer.languages.annotated import case_files, check, read_case
 

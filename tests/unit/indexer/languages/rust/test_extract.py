@@ -4,9 +4,9 @@ Cargo.toml, and the robustness checks a case file cannot hold."""
 from __future__ import annotations
 
 import pytest
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.rust.extract import extract
 from spider.indexer.parse.facts import RefKind
-from spider.indexer.parse.parse_file import parse_file
 
 from tests.unit.indexer.languages.annotated import case_files, check, read_case
 

@@ -4,12 +4,12 @@ files; and what the resolver makes of it on small crates."""
 from __future__ import annotations
 
 import pytest
+from spider.core.schema import Rel
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.rules import Module
 from spider.indexer.languages.rust.rules import RustCrates, generated
-from spider.indexer.parse.parse_file import parse_file
 from spider.indexer.resolve.codegraph import keeps_file
 from spider.indexer.resolve.references import resolve_edges
-from spider.indexer.schema import Rel
 
 
 def facts_of(sources: dict[str, str]) -> dict:
