@@ -1,13 +1,63 @@
-"""What embedding a snapshot did, as its Snapshot node records it: which model embedded it, into which vector
-stores, and how much was embedded or reused. A record of its own, free of the embedding machinery, so the graph
-side can read it back."""
+"""The graph's own records, shared by every stage that builds, writes, diffs or reads it: a node and a relationship
+as written to Neo4j, a snapshot's whole graph, and what embedding a snapshot did (as its Snapshot node records it).
+Free of the machinery that makes them, so the graph side reads them back without importing earlier stages."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import hashlib
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from spider.core.schema import Label, Rel, Resolution
 
+
+def entity_id(path: str, qualname: str) -> str:
+    return f"{path}:{qualname}"
+
+
+def content_hash(node_id: str, code: str) -> str:
+    """Hash of what a node's embedding is made of (its id line and code): equal hash, equal vector."""
+    return hashlib.sha256(f"{node_id}\n{code}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """A node as written to Neo4j (repo and snapshot are added by the writer)."""
+
+    label: Label
+    id: str
+    name: str
+    path: str
+    language: str | None = None  # None for directories
+    kind: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    code: str | None = None
+    content_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    type: Rel
+    src: str
+    dst: str
+    resolution: Resolution | None = None  # None for CONTAINS
+
+
+ROOT_DIRECTORY = "."  # id of the repository's root Directory node
+
+
+@dataclass
+class CodeGraph:
+    nodes: list[GraphNode] = field(default_factory=list)  # the nodes to write
+    edges: list[GraphEdge] = field(default_factory=list)  # every edge of the snapshot
+    labels: dict[str, Label] = field(default_factory=dict)  # every node id of the snapshot -> its label
+    copied: set[str] = field(default_factory=set)  # files whose nodes are the base snapshot's (built without code)
+    copied_functions: list[GraphNode] = field(default_factory=list)  # their functions, without code
+
+
+# What embedding a snapshot did: which model embedded it, into which vector stores, and how much was embedded or
+# reused.
 @dataclass(frozen=True)
 class EmbedStats:
     model: str

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from spider.core.records import ROOT_DIRECTORY
 from spider.core.schema import Label, Prop
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.resolve.codegraph import ROOT_DIRECTORY
 
 NodeKey = tuple[str, str]  # (label, id)
 EdgeKey = tuple[str, str, str]  # (source id, type, target id)

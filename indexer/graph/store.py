@@ -27,10 +27,9 @@ from spider.core.errors import (
     SnapshotNotFound,
     SpiderError,
 )
-from spider.core.records import EmbedStats
+from spider.core.records import EmbedStats, GraphNode
 from spider.core.settings import Neo4jSettings
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.parse.facts import GraphNode
 
 BATCH = 2000
 _SCHEMA_STATEMENT = re.compile(r"(CREATE|DROP) (?:CONSTRAINT|INDEX) (\w+)")

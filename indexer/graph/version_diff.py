@@ -14,9 +14,8 @@ from hashlib import sha256
 from pathlib import Path
 
 from spider.core.cache_files import load_tagged, save_tagged
+from spider.core.records import CodeGraph, GraphNode
 from spider.core.schema import Label
-from spider.indexer.parse.facts import GraphNode
-from spider.indexer.resolve.codegraph import CodeGraph
 
 EdgeKey = tuple[str, str, str]  # (source id, relationship type, target id)
 

@@ -26,12 +26,12 @@ from typing import Any, Callable, Iterator
 
 from neo4j.exceptions import ConstraintError
 from spider import cypher
+from spider.core.records import GraphNode
 from spider.core.schema import Label
 from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import BATCH, GraphStore, chunks, node_props, templated
 from spider.indexer.graph.version_diff import EdgeKey, GraphDigest, VersionDiff, node_digest
-from spider.indexer.parse.facts import GraphNode
 
 OPEN = 1 << 62  # `until` of the versions the head holds
 NOTHING = 0  # the head of a repository with nothing written; snapshot numbers start at 1

@@ -148,7 +148,7 @@ def stack_frames(text: str) -> set[tuple[str, str]]:
 
 
 def split_entity_id(node_id: str) -> tuple[str, str]:
-    """`path:Class.method#2` -> (path, qualified name): the inverse of `parse.facts.entity_id`. Either part may
+    """`path:Class.method#2` -> (path, qualified name): the inverse of `core.records.entity_id`. Either part may
     hold a colon (C++'s `operator std::string_view`, a Rust impl of `core::mem::MaybeUninit<u8>`, a directory
     `a:b/`), so the path is the shortest prefix before a colon that is a file some language reads (every entity
     is defined in one). An id with no such prefix is all name: ("", id), as a qualified name typed without its

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Iterable
 
 from spider.core.cache_files import write_atomically
+from spider.core.records import content_hash, entity_id
 from spider.core.schema import Label
 from spider.core.settings import PARSE_CACHE_MB, Settings, spider_home
 from spider.indexer.languages.dispatch import UNREADABLE_BLOB, ParseOutcome
-from spider.indexer.parse.facts import content_hash, entity_id
 
 _SOURCES = Path(__file__).parents[1]  # indexer/
-_FORMAT_MODULES = ("source/walk.py", "parse/facts.py", "parse/treesitter.py", "resolve",
+_FORMAT_MODULES = ("source/walk.py", "parse/facts.py", "parse/treesitter.py", "resolve", "core/records.py",
                    "core/schema.py", "languages")
 _QUERY_ONLY = "frames.py"  # a language's stack-trace reader reads issues, not code: no node depends on it
 _GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",

@@ -7,12 +7,11 @@ in any process and be cached by content. Names here are *qualnames*: the part of
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 
-from spider.core.schema import Label, Rel, Resolution
+from spider.core.schema import Label
 
 SELF = "<self>"  # receiver `self`/`this`/`cls`: the enclosing class
 SUPER = "<super>"  # receiver `super()`/`super`: the enclosing class's bases
@@ -152,39 +151,6 @@ class QualnameRegistry:
         count = self._seen.get(qualname, 0) + 1
         self._seen[qualname] = count
         return qualname if count == 1 else f"{qualname}#{count}"
-
-
-def entity_id(path: str, qualname: str) -> str:
-    return f"{path}:{qualname}"
-
-
-def content_hash(node_id: str, code: str) -> str:
-    """Hash of what a node's embedding is made of (its id line and code): equal hash, equal vector."""
-    return hashlib.sha256(f"{node_id}\n{code}".encode()).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class GraphNode:
-    """A node as written to Neo4j (repo and snapshot are added by the writer)."""
-
-    label: Label
-    id: str
-    name: str
-    path: str
-    language: str | None = None  # None for directories
-    kind: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    code: str | None = None
-    content_hash: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GraphEdge:
-    type: Rel
-    src: str
-    dst: str
-    resolution: Resolution | None = None  # None for CONTAINS
 
 
 def facts_to_dict(facts: FileFacts) -> dict:

@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Protocol
 
 from spider.core.errors import SnapshotConflict
-from spider.core.records import EmbedStats
+from spider.core.records import CodeGraph, EmbedStats, GraphEdge, GraphNode
 from spider.core.schema import Label
 from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.snapshot import Snapshot
@@ -38,10 +38,10 @@ from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
 from spider.indexer.languages.dispatch import UNREADABLE_BLOB, ParseOutcome, parse_file
 from spider.indexer.parse.cache import graph_format, open_parse_cache
-from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode
+from spider.indexer.parse.facts import FileFacts
 from spider.indexer.pipeline.base_snapshot import BaseSnapshot, choose_base
 from spider.indexer.pipeline.report import IncrementalRun, IndexReport, VersionsWritten
-from spider.indexer.resolve.codegraph import CodeGraph, build_graph, keeps_file
+from spider.indexer.resolve.codegraph import build_graph, keeps_file
 from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here

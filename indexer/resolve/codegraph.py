@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from typing import Callable
 
+from spider.core.records import ROOT_DIRECTORY, CodeGraph, GraphEdge, GraphNode, content_hash, entity_id
 from spider.core.schema import Label, Rel
 from spider.indexer.languages import rules_for
 from spider.indexer.languages.rules import Exports
-from spider.indexer.parse.facts import FileFacts, GraphEdge, GraphNode, content_hash, entity_id
+from spider.indexer.parse.facts import FileFacts
 from spider.indexer.resolve.references import resolve_edges
-
-ROOT_DIRECTORY = "."  # id of the repository's root Directory node
-
-
-@dataclass
-class CodeGraph:
-    nodes: list[GraphNode] = field(default_factory=list)  # the nodes to write
-    edges: list[GraphEdge] = field(default_factory=list)  # every edge of the snapshot
-    labels: dict[str, Label] = field(default_factory=dict)  # every node id of the snapshot -> its label
-    copied: set[str] = field(default_factory=set)  # files whose nodes are the base snapshot's (built without code)
-    copied_functions: list[GraphNode] = field(default_factory=list)  # their functions, without code
 
 
 def keeps_file(facts: FileFacts) -> bool:

@@ -15,8 +15,9 @@ from hashlib import sha256
 from pathlib import Path
 
 from spider.core.cache_files import load_tagged, save_tagged
+from spider.core.records import GraphEdge
 from spider.core.schema import Label
-from spider.indexer.parse.facts import FileFacts, GraphEdge
+from spider.indexer.parse.facts import FileFacts
 from spider.indexer.resolve.references import FileResolution, Read, Resolver, edges_of
 
 STATE_FILE = "resolution.pickle"

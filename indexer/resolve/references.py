@@ -20,21 +20,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Union
 
+from spider.core.records import GraphEdge, entity_id
 from spider.core.schema import Label, Rel, Resolution
 from spider.indexer.languages import rules_for, split_entity_id
 from spider.indexer.languages.rules import Exports
-from spider.indexer.parse.facts import (
-    EXPR,
-    SELF,
-    SUPER,
-    Entity,
-    FileFacts,
-    GraphEdge,
-    Import,
-    RefKind,
-    binds_name,
-    entity_id,
-)
+from spider.indexer.parse.facts import EXPR, SELF, SUPER, Entity, FileFacts, Import, RefKind, binds_name
 from spider.indexer.resolve.modules import Module, ModuleIndex
 
 Target = Union[str, Module]  # an entity id, or a module (file / directory / Java package)

@@ -13,9 +13,8 @@ import dataclasses
 import time
 from typing import Callable
 
-from spider.core.records import EmbedStats
+from spider.core.records import EmbedStats, GraphNode
 from spider.core.schema import Label
-from spider.indexer.parse.facts import GraphNode
 from spider.indexer.vectors.embedding import Embedder
 from spider.indexer.vectors.store import WINDOW, WINDOWS_PER_FUNCTION, VectorStore
 

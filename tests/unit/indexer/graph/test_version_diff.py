@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spider.core.records import CodeGraph, GraphEdge, GraphNode
 from spider.core.schema import Label, Rel, Resolution
 from spider.indexer.graph.version_diff import GraphDigest, digest_of, digest_of_node, version_diff
-from spider.indexer.parse.facts import GraphEdge, GraphNode
-from spider.indexer.resolve.codegraph import CodeGraph
 
 OPEN = float("inf")
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import posixpath
 
 import pytest
+from spider.core.records import ROOT_DIRECTORY, CodeGraph
 from spider.core.schema import Label, Rel
 from spider.indexer.languages import contested_languages, language_of
 from spider.indexer.languages.dispatch import parse_file
-from spider.indexer.resolve.codegraph import ROOT_DIRECTORY, CodeGraph, build_graph, keeps_file
+from spider.indexer.resolve.codegraph import build_graph, keeps_file
 from spider.indexer.source.walk import skip_reason_for_path
 
 from tests.fixtures.shop import FIXTURES, ShopFixture
