@@ -9,18 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _common import ROOT
+from spider.core.schema import Rel
+from spider.indexer.languages import contested_languages, language_of
+from spider.indexer.languages.dispatch import parse_file
+from spider.indexer.resolve.codegraph import build_graph
 
-from spider.indexer.languages import contested_languages, language_of  # noqa: E402
-from spider.indexer.parse.parse_file import parse_file  # noqa: E402
-from spider.indexer.resolve.codegraph import build_graph  # noqa: E402
-from spider.indexer.schema import Rel  # noqa: E402
-
-from tests.fixtures.shop import FIXTURES  # noqa: E402
+from tests.fixtures.shop import FIXTURES
 
 
 def measure(language: str) -> dict:
@@ -54,7 +51,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "call_resolution.json")
     args = parser.parse_args()
     results = {language: measure(language) for language in sorted(FIXTURES)}
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=False).stdout.strip()
     lines = [
         "| language | true calls | edges found | correct | precision | recall | by resolution (correct/edges) |",
         "|---|---|---|---|---|---|---|",

@@ -20,15 +20,11 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from environment import spider_commit  # noqa: E402 - bench/environment.py
-from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at  # noqa: E402
-from spider.query.evaluation.run import instance_rows  # noqa: E402
-from spider.query.evaluation.summary import BASELINE  # noqa: E402 - whose solved instances every method should keep
+import _common  # noqa: F401 - sets sys.path (bench/_common.py)
+from environment import spider_commit  # bench/environment.py
+from spider.query.evaluation.metrics import paired_bootstrap_p, recall_at
+from spider.query.evaluation.run import instance_rows
+from spider.query.evaluation.summary import BASELINE  # whose solved instances every method should keep
 
 
 def load_run(directory: Path, k: int) -> tuple[dict[str, dict], dict[str, dict[str, float]]]:
@@ -81,12 +77,12 @@ def compare(before: tuple[dict, dict], after: tuple[dict, dict], methods: list[s
 def report(result: dict[str, dict], k: int, title: str, notes: str = "", labels: tuple[str, str] | None = None) -> str:
     lines = [f"# {title}", "", *([notes, ""] if notes else []),
              *([f"Before: {labels[0]}; after: {labels[1]}.", ""] if labels else []),
-             f"Recall@{k} per group over the instances both runs answered; p: paired bootstrap of the difference; "
+             (f"Recall@{k} per group over the instances both runs answered; p: paired bootstrap of the difference; "
              f"kept: of the instances {BASELINE.upper()} solves, how many stay solved (before → after), and which the "
-             "second run loses.", ""]
+             "second run loses."), ""]
     for method, groups in result.items():
-        lines += [f"## {method}", "", f"| group | instances | before R@{k} | after R@{k} | difference | p | "
-                  f"{BASELINE.upper()}-solved kept | lost after |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+        lines += [f"## {method}", "", (f"| group | instances | before R@{k} | after R@{k} | difference | p | "
+                  f"{BASELINE.upper()}-solved kept | lost after |"), "|---|---:|---:|---:|---:|---:|---:|---|"]
         for group, g in groups.items():
             lines.append(f"| {group} | {g['instances']} | {g['before']:.3f} | {g['after']:.3f} | "
                          f"{g['after'] - g['before']:+.3f} | {g['p_paired_bootstrap']:.3f} | {g['kept_before']} → "
@@ -121,7 +117,7 @@ def main() -> None:
     if args.out:
         args.out.write_text(text)
         args.out.with_suffix(".json").write_text(json.dumps(
-            {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "spider": spider_commit(),
+            {"when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "spider": spider_commit(),
              "command": recorded_command(sys.argv, {args.before: labels[0], args.after: labels[1]} if labels else {}),
              **({"runs": {"before": labels[0], "after": labels[1]}} if labels else {}), "k": args.k,
              "methods": result},

@@ -25,17 +25,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
 
 INSTANCES = ROOT.parent / "shared" / "bench" / "instances.jsonl"
 RESULTS = ROOT / "bench" / "results"
@@ -73,7 +68,7 @@ def run_config(processes: int, broker: str, sources: dict[str, tuple[Path, str]]
     from spider.indexer.graph import jobs
     from spider.indexer.pipeline.delete import delete_snapshot
 
-    log = open(Path(tempfile.gettempdir()) / f"spider-bench-worker-{processes}.log", "w")
+    log = open(Path(tempfile.gettempdir()) / f"spider-bench-worker-{processes}.log", "w")  # noqa: SIM115 - workers
     layouts = {1: [["parse,write,embed", "all"]], 2: [["embed", "embed"], ["parse,write", "parse"]]}
     workers = [subprocess.Popen(["spider", "worker", "-c", "1", "--queues", queues, "--loglevel", "WARNING",
                                  "--name", f"bench-{name}@%h"], env={**os.environ, "SPIDER_BROKER_URL": broker},

@@ -49,23 +49,19 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from spider.indexer.graph import neo4j_local  # noqa: E402
-from spider.indexer.graph.store import GraphStore  # noqa: E402
-from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all  # noqa: E402
-from spider.indexer.pipeline.report import IndexReport  # noqa: E402
-from spider.indexer.schema import Label  # noqa: E402
-from spider.indexer.settings import Settings, snapshot_cache_dir  # noqa: E402
-from spider.indexer.source.walk import open_commit, select_files  # noqa: E402
-from spider.indexer.vectors.embed_stage import embed_snapshot  # noqa: E402
-from spider.indexer.vectors.embed_stats import EmbedStats  # noqa: E402
-from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder  # noqa: E402
-from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store  # noqa: E402
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
+from spider.core.records import EmbedStats
+from spider.core.schema import Label
+from spider.core.settings import Settings, snapshot_cache_dir
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all
+from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.source.walk import open_commit, select_files
+from spider.indexer.vectors.embed_stage import embed_snapshot
+from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
+from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store
 
 INSTANCES = Path("/work/shared/bench/instances.jsonl")
 TARGETS = {
@@ -399,7 +395,7 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
     real = Path(sys.executable).with_name("spider-query")  # skip pyenv's shim, which adds its own start-up
     command = [str(real) if real.exists() else exe, "--repo", repo, "--method", method, "--issue-file", issue_file, "--json"]
     t = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t
     if done.returncode != 0:
         raise RuntimeError(f"{command} failed: {done.stderr[-2000:]}")
@@ -530,7 +526,8 @@ def phase_der(args) -> dict:
         finally:
             os.unlink(issue_file)
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", "import spider.query.cli.ask"], cwd=ROOT, capture_output=True)
+        out = subprocess.run([sys.executable, "-c", "import spider.cli.ask"], cwd=ROOT, capture_output=True,
+                             check=False)
         result["python_import_query_cli_s"] = round(time.perf_counter() - t, 3) if out.returncode == 0 else None
     finally:
         result["cleanup"] = cleanup(store, repo, snapshot or open_commit(args.git_dir, args.rev).sha, embedding)
@@ -682,7 +679,7 @@ def markdown(doc: dict) -> str:
             out.append("Cold `spider-query --method M --json` processes (imports + Neo4j connect + model load + query), "
                        "alternated: " + "; ".join(f"{m} wall {v['wall_s']} s (median {v['wall_s_median']} s), inner "
                                                   f"{v['reported_seconds'][0]}" for m, v in c.items())
-                       + f". `python -c 'import spider.query.cli.ask'` alone: {d.get('python_import_query_cli_s')} s.\n")
+                       + f". `python -c 'import spider.cli.ask'` alone: {d.get('python_import_query_cli_s')} s.\n")
         out.append(f"Cleanup: {d['cleanup']}.\n")
     if doc.get("analysis"):
         out.append("## Analysis\n")
@@ -724,7 +721,7 @@ def main() -> None:
             print(f"bench: {phase} …", file=sys.stderr, flush=True)
             doc[phase] = {"embed": phase_embed, "search": phase_search, "der": phase_der}[phase](args)
             doc[phase]["command"] = " ".join(["python", "bench/embed.py", *sys.argv[1:]])
-            doc[phase]["date"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            doc[phase]["date"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             doc.update(date=doc[phase]["date"], spider=spider_commit(), machine=machine(EMBED_PACKAGES))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc, indent=2) + "\n")  # after every phase: a later failure keeps it

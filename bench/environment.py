@@ -27,7 +27,7 @@ def machine(packages: tuple[str, ...] = ()) -> dict:
 def spider_commit(paths: tuple[str, ...] = ("indexer", "query", "cypher")) -> dict:
     """HEAD of this checkout, and the files under `paths` that differ from it (the code measured is not HEAD)."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False).stdout
 
     dirty = [line[3:] for line in git("status", "--porcelain", "--", *paths).splitlines() if line]
     return {"sha": git("rev-parse", "HEAD").strip(), "uncommitted_changes": dirty}

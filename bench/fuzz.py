@@ -17,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py (this script's directory is on sys.path)
 
 HEADER = re.compile(r"^(tests/(?:integration/)?fuzz/\S+::\S+):$")
 PHASE = re.compile(r"- during (\w+) phase \(([\d.]+) seconds\)")
@@ -51,7 +50,7 @@ def main() -> int:
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz",
                           "tests/integration/fuzz", "--hypothesis-show-statistics"],
-                         cwd=ROOT, env=env, capture_output=True, text=True)
+                         cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     seconds = round(time.perf_counter() - started, 1)
     tests = statistics(run.stdout)
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr.strip()[-500:]
@@ -60,8 +59,8 @@ def main() -> int:
               "pytest": summary, "exit_code": run.returncode, "tests": tests,
               "output_tail": run.stdout[-4000:] if run.returncode else ""}
     lines = [f"# Fuzz suite, long run ({args.examples:,} examples per test)", "",
-             f"{result['date']}, spider {result['spider']['sha'][:12]}, {result['machine']['nproc']} cores, "
-             f"hypothesis {result['machine']['hypothesis']}: `{summary}` in {seconds} s.", "",
+             (f"{result['date']}, spider {result['spider']['sha'][:12]}, {result['machine']['nproc']} cores, "
+             f"hypothesis {result['machine']['hypothesis']}: `{summary}` in {seconds} s."), "",
              "| test | passing | failing | invalid | seconds |", "|---|---|---|---|---|"]
     lines += [f"| `{name}` | {t['passing']:,} | {t['failing']:,} | {t['invalid']:,} | {t['seconds']} |"
               for name, t in sorted(tests.items())]

@@ -24,23 +24,18 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from spider.indexer.graph import neo4j_local  # noqa: E402
-from spider.indexer.graph.snapshot_diff import diff_contents, read_contents  # noqa: E402
-from spider.indexer.graph.store import GraphStore  # noqa: E402
-from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
-from spider.indexer.languages import language_of  # noqa: E402
-from spider.indexer.parse.cache import graph_format  # noqa: E402
-from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors  # noqa: E402
-from spider.indexer.pipeline.index import index_repository  # noqa: E402
-from spider.indexer.pipeline.report import IndexReport  # noqa: E402
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.graph.versions import delete_snapshot
+from spider.indexer.languages import language_of
+from spider.indexer.parse.cache import graph_format
+from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors
+from spider.indexer.pipeline.index import index_repository
+from spider.indexer.pipeline.report import IndexReport
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -94,7 +89,7 @@ def repeated_runs(store: GraphStore, args: argparse.Namespace, sha: str) -> dict
     each, the snapshot is deleted (with the vectors no other snapshot uses, so the changed functions are embedded
     again each time)."""
     in_process, cli, embedded = [], [], []
-    command = [sys.executable, "-c", "from spider.query.cli.main import main; main()", "index", args.git_dir,
+    command = [sys.executable, "-c", "from spider.cli.main import main; main()", "index", args.git_dir,
                "--repo", args.repo, "--rev", sha] + (["--no-embed"] if args.no_embed else [])
 
     def functions_embedded() -> int | None:
@@ -171,14 +166,14 @@ def _repeated_lines(repeated: dict | None) -> list[str]:
     if not repeated:
         return []
     return [
-        f"Repeated {len(repeated['cli_s'])} more times, alternating (snapshot and its own vectors deleted before "
+        (f"Repeated {len(repeated['cli_s'])} more times, alternating (snapshot and its own vectors deleted before "
         f"each, so the changed functions are embedded each time: {repeated.get('functions_embedded')} functions "
-        "embedded, in the order of the runs):", "",
+        "embedded, in the order of the runs):"), "",
         "| incremental run | seconds | median | max |", "|---|---|---|---|",
-        f"| `index_repository` in this process | {repeated['in_process_s']} | {repeated['in_process_median_s']} | "
-        f"{repeated['in_process_max_s']} |",
-        f"| `spider index` process (start, imports, summary included) | {repeated['cli_s']} | "
-        f"{repeated['cli_median_s']} | {repeated['cli_max_s']} |", "",
+        (f"| `index_repository` in this process | {repeated['in_process_s']} | {repeated['in_process_median_s']} | "
+        f"{repeated['in_process_max_s']} |"),
+        (f"| `spider index` process (start, imports, summary included) | {repeated['cli_s']} | "
+        f"{repeated['cli_median_s']} | {repeated['cli_max_s']} |"), "",
     ]
 
 
@@ -202,9 +197,9 @@ def write_results(result: dict) -> None:
         if kind.startswith("change"):
             lines += [
                 f"## One-file change: {r['repo']} {r['base'][:12]} -> {r['commit'][:12]} ({r['file']})", "",
-                f"{r['functions']:,} functions, {r['nodes']:,} nodes, {r['relationships']:,} relationships; "
+                (f"{r['functions']:,} functions, {r['nodes']:,} nodes, {r['relationships']:,} relationships; "
                 f"embedding {'on' if r['embed'] else 'off'} for the incremental run, off for the full one (a first "
-                "index under a name of its own). Incremental and full snapshots identical.", "",
+                "index under a name of its own). Incremental and full snapshots identical."), "",
                 "| run | end to end s | stages s |", "|---|---|---|",
                 f"| incremental | {r['incremental_s']} | {r['incremental_stages']} |",
                 f"| full | {r['full_s']} | {r['full_stages']} |", "",
@@ -214,18 +209,18 @@ def write_results(result: dict) -> None:
                 + (" No function was embedded: the changed functions' vectors were stored by an earlier run of this "
                    "benchmark (vectors are keyed by content), so both runs only reuse."
                    if r["embedding"] and r["embedding"]["embedded"] == 0 else ""), "",
-                "The incremental run resolves again only the files whose reads the commit changed "
+                ("The incremental run resolves again only the files whose reads the commit changed "
                 "(`indexer.resolve.incremental`), writes only the versions the commit changed over the head "
                 "(`indexer.graph.versions`) and embeds only the functions it created; it still loads every file's "
-                "cached facts (`parse` above).", "",
+                "cached facts (`parse` above)."), "",
             ]
         else:
             lines += [
                 f"## Replay: {r['repo']}, {len(r['commits'])} consecutive commits after {r['base'][:12]}", "",
-                f"Each commit indexed incrementally from the previous one, then rebuilt in full under a name of its own: "
+                (f"Each commit indexed incrementally from the previous one, then rebuilt in full under a name of its own: "
                 f"all identical. "
                 f"Embedding {'on' if r['embed'] else 'off'}. Sum incremental {r['incremental_s_total']} s, "
-                f"full {r['full_s_total']} s.", "",
+                f"full {r['full_s_total']} s."), "",
                 "| commit | files changed | incremental s | full s |", "|---|---|---|---|",
                 *[f"| {c['commit'][:12]} | {c['files_changed']} | {c['incremental_s']} | {c['full_s']} |"
                   for c in r["commits"]], "",
@@ -248,7 +243,7 @@ def main() -> None:
     args = parser.parse_args()
     with GraphStore(neo4j_local.ensure_running()) as store:
         result = run_change(store, args) if args.kind == "change" else run_replay(store, args)
-    result.update(date=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), spider=spider_commit(),
+    result.update(date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), spider=spider_commit(),
                   machine=machine())
     write_results(result)
     print(json.dumps(result, indent=2))

@@ -48,21 +48,18 @@ import tempfile
 import time
 from pathlib import Path, PurePosixPath
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import environment  # noqa: E402 - bench/environment.py (this script's directory is on sys.path)
-from spider.indexer.graph import neo4j_local  # noqa: E402
-from spider.indexer.graph.store import GraphStore  # noqa: E402
-from spider.indexer.graph.versions import delete_snapshot  # noqa: E402
-from spider.indexer.languages import language_of  # noqa: E402
-from spider.indexer.parse.parse_file import parse_file  # noqa: E402
-from spider.indexer.parse.treesitter import parser as ts_parser  # noqa: E402
-from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, graph_of, parse_all, parse_batch, write_graph  # noqa: E402
-from spider.indexer.pipeline.report import IndexReport  # noqa: E402
-from spider.indexer.settings import Settings  # noqa: E402
-from spider.indexer.source.walk import open_commit, read_blobs, select_files  # noqa: E402
+import environment  # bench/environment.py (this script's directory is on sys.path)
+from _common import ROOT
+from spider.core.settings import Settings
+from spider.indexer.graph import neo4j_local
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.graph.versions import delete_snapshot
+from spider.indexer.languages import language_of
+from spider.indexer.languages.dispatch import parse_file
+from spider.indexer.parse.treesitter import parser as ts_parser
+from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, graph_of, parse_all, parse_batch, write_graph
+from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.source.walk import open_commit, read_blobs, select_files
 
 MB = 1_000_000
 PACKAGE = Path(neo4j_local.__file__).parents[2]  # the `spider` folder (spider/indexer/graph/neo4j_local.py)
@@ -471,7 +468,7 @@ def main() -> None:
             subprocess.run(command + (["--profile"] if args.profile else []), check=True)
             runs.append(json.loads(Path(tmp.name).read_text()))
     doc = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "spider": environment.spider_commit(("indexer", "cypher")),
         "machine": machine(),
         "command": " ".join(["python", "bench/index_graph.py", *sys.argv[1:]]),

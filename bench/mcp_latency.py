@@ -27,18 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from latency import issue_texts, percentiles  # noqa: E402 - bench/latency.py
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
-from spider.indexer import open_stores  # noqa: E402
-from spider.query import localize  # noqa: E402
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
+from latency import issue_texts, percentiles  # bench/latency.py
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from spider.indexer import open_stores
+from spider.query import localize
 
 WAYS = ("cli", "mcp stdio", "mcp http", "api")
 
@@ -69,7 +64,7 @@ async def measure(args: argparse.Namespace, texts: list[str]) -> dict[str, Any]:
     first: dict[str, float] = {}
     port = free_port()
     log = (args.out / "mcp-server.log").open("w")
-    http = subprocess.Popen(["spider", "mcp", "--http", f"127.0.0.1:{port}"], stdout=log, stderr=log)
+    http = subprocess.Popen(["spider", "mcp", "--http", f"127.0.0.1:{port}"], stdout=log, stderr=log)  # noqa: ASYNC220
     try:
         async with AsyncExitStack() as stack:
             clients = {
@@ -91,7 +86,8 @@ async def measure(args: argparse.Namespace, texts: list[str]) -> dict[str, Any]:
                         way = WAYS[(number + turn) % len(WAYS)]
                         clock = time.perf_counter()
                         if way == "cli":
-                            subprocess.run(["spider-query", text, "--repo", args.repo, "-k", str(args.k),
+                            subprocess.run(["spider-query", text,  # noqa: ASYNC221 - timed: blocking on purpose
+                                            "--repo", args.repo, "-k", str(args.k),
                                             "--selector", args.selector, "--json"], check=True,
                                            capture_output=True)
                         elif way == "api":
@@ -153,7 +149,7 @@ def main() -> None:
         model = stores.graph.snapshot_embedding(args.repo, snapshot)
     measured = anyio.run(measure, args, texts)
     result = {
-        "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         "repo": args.repo, "snapshot": snapshot, "functions": model.functions if model else None,
         "model": model.model if model else None, "k": args.k, "selector": args.selector,

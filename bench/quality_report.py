@@ -11,25 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import matplotlib
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
+from spider.indexer.languages import is_test_code
+from spider.indexer.vectors.embedding import DEFAULT_MODEL
+from spider.query.evaluation.metrics import accuracy_at, bootstrap_ci, paired_bootstrap_p, recall_at, sign_flip_p
+from spider.query.evaluation.run import instance_rows
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from spider.indexer.languages import is_test_code  # noqa: E402
-from spider.indexer.vectors.embedding import DEFAULT_MODEL  # noqa: E402
-from spider.query.evaluation.metrics import accuracy_at, bootstrap_ci, paired_bootstrap_p, recall_at, sign_flip_p  # noqa: E402
-from spider.query.evaluation.run import instance_rows  # noqa: E402
-from tuning import comparison_table  # noqa: E402 - bench/tuning.py
+matplotlib.use("Agg")  # before pyplot is imported (in the plotting functions): no display here
 
 RESULTS = ROOT / "bench" / "results"
 PAPER_LANGUAGES = ("python", "java", "javascript", "typescript")  # the paper's SWE-PolyBench languages
@@ -52,7 +44,7 @@ OURS = {"der": "der", "sr": "sr", "spider contains:4": "spider/learned-cv/contai
 TODAY = "spider-dense/learned-cv/contains:4,invokes:2@include"  # the default before issue 20: dense, tests in
 DEFAULT = "spider/learned-cv/contains:4,invokes:2"  # the default after it: hybrid, tests excluded
 TARGETS_20 = {"python": 0.60, "java": 0.42, "javascript": 0.66}  # the paper's SpIDER, contains + invokes, Claude
-SHIPPED_MODEL_EXPERIMENT = "The shipped model "  # the title of its comparison in tuning.json (`bench/tuning.py`)
+SHIPPED_MODEL_EXPERIMENT = "The shipped model "  # its comparison's title in tuning.json (retired tuning.py)
 CURVES = ("der@include", "der", "sr", "hybrid", "spider-dense/learned-cv/contains:4,invokes:2", DEFAULT,
           "spider/oracle/contains:4,invokes:2", TODAY)
 
@@ -122,9 +114,9 @@ def test_code_section(rows: list[dict]) -> list[str]:
     groups = groups_of(rows)
     tests_in_top = [sum(is_test_code(i) for i in row["methods"]["der@include"]["20"]["ids"]) / 20 for row in rows]
     lines = ["## Test code (target 0)", "",
-             f"Share of test functions in the dense top 20 with test code included (`der@include`): "
+             (f"Share of test functions in the dense top 20 with test code included (`der@include`): "
              f"{mean(tests_in_top):.2f} over {len(rows)} instances. Recall@20 per first stage and test policy "
-             "(rankings have no trained parameters: these are out of fold by construction):", "",
+             "(rankings have no trained parameters: these are out of fold by construction):"), "",
              "| first stage | tests | " + " | ".join(f"{g} ({len(m)})" for g, m in groups.items()) + " |",
              "|---|---|" + "---:|" * len(groups)]
     for ranking in ("der", "sr", "dense+bm25", "hybrid"):
@@ -138,8 +130,8 @@ def test_code_section(rows: list[dict]) -> list[str]:
 def hybrid_section(rows: list[dict]) -> list[str]:
     """Target 1: the hybrid first stage against the better of DER and SR, per language with >= 20 instances."""
     lines = ["## The hybrid first stage (targets 1 and 2), test code excluded, K=20", "",
-             "| group | instances | DER R@20 | SR R@20 | dense+bm25 R@20 | hybrid R@20 (95% CI) | p vs the better of DER/SR "
-             "(paired bootstrap / sign-flip) | beats both |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+             ("| group | instances | DER R@20 | SR R@20 | dense+bm25 R@20 | hybrid R@20 (95% CI) | p vs the better of DER/SR "
+             "(paired bootstrap / sign-flip) | beats both |"), "|---|---:|---:|---:|---:|---:|---:|---|"]
     for group, members in groups_of(rows).items():
         der, sr, hybrid = values(members, "der"), values(members, "sr"), values(members, "hybrid")
         better = der if mean(der) >= mean(sr) else sr
@@ -166,11 +158,11 @@ def spider_section(rows: list[dict]) -> list[str]:
     for method in (TODAY, "spider/oracle/contains:4,invokes:2", "spider/all/contains:4,invokes:2"):
         lines.append(f"| {method} | " + " | ".join(
             f"{mean(values(m, method)):.3f} / {mean(values(m, method, 'acc')):.3f}" for m in groups.values()) + " |")
-    lines += ["", f"The default (`{DEFAULT}`: hybrid first stage, test code excluded, learned selector out of fold) "
+    lines += ["", (f"The default (`{DEFAULT}`: hybrid first stage, test code excluded, learned selector out of fold) "
               f"against the paper's SpIDER with contains + invokes and Claude (SWE-PolyBench, SweRankEmbed-Small, "
-              f"Table 2) and against today's default (`{TODAY}`: dense first stage, test code included):", "",
-              "| language | instances | paper R@20 | ours R@20 (95% CI) | target met | today's default R@20 | "
-              "p vs today's (paired bootstrap / sign-flip) |", "|---|---:|---:|---:|---|---:|---:|"]
+              f"Table 2) and against today's default (`{TODAY}`: dense first stage, test code included):"), "",
+              ("| language | instances | paper R@20 | ours R@20 (95% CI) | target met | today's default R@20 | "
+              "p vs today's (paired bootstrap / sign-flip) |"), "|---|---:|---:|---:|---|---:|---:|"]
     for group, members in groups.items():
         ours, today = values(members, DEFAULT), values(members, TODAY)
         ci = bootstrap_ci(ours)
@@ -179,9 +171,9 @@ def spider_section(rows: list[dict]) -> list[str]:
         lines.append(f"| {group} | {len(members)} | {fmt(target, 2) if target else '–'} | {mean(ours):.3f} "
                      f"({ci[0]:.3f}–{ci[1]:.3f}) | {met} | {mean(today):.3f} | "
                      f"{paired_bootstrap_p(ours, today):.3f} / {sign_flip_p(ours, today):.3f} |")
-    lines += ["", "Acc@20 of the default on the instances DER solves (Acc@20 = 1), target: no language drops more "
-              "than 2 points:", "", "| language | DER (tests excluded): solved → default keeps | drop | "
-              "DER as the paper runs it (tests included): solved → default keeps | drop |", "|---|---:|---:|---:|---:|"]
+    lines += ["", ("Acc@20 of the default on the instances DER solves (Acc@20 = 1), target: no language drops more "
+              "than 2 points:"), "", ("| language | DER (tests excluded): solved → default keeps | drop | "
+              "DER as the paper runs it (tests included): solved → default keeps | drop |"), "|---|---:|---:|---:|---:|"]
     for group, members in groups.items():
         cells = []
         for der in ("der", "der@include"):
@@ -199,12 +191,12 @@ def new_languages_section(rows: list[dict]) -> list[str]:
     if not groups:
         return []
     lines = ["## The new languages (issue 22), K=20", "",
-             f"The default (`{DEFAULT}`, learned selector out of fold) against DER, both with test code excluded. "
+             (f"The default (`{DEFAULT}`, learned selector out of fold) against DER, both with test code excluded. "
              "Targets: the default beats DER's Recall@20, keeps Acc@20 within 2 points on the instances DER solves, "
-             "and no target is unmatched (a target function spider has no node for).", "",
-             "| language | instances | repositories | DER R@20 | SR R@20 | hybrid R@20 | default R@20 (95% CI) | "
+             "and no target is unmatched (a target function spider has no node for)."), "",
+             ("| language | instances | repositories | DER R@20 | SR R@20 | hybrid R@20 | default R@20 (95% CI) | "
              "p vs DER (paired bootstrap / sign-flip) | beats DER | DER solves → default keeps | drop | "
-             "unmatched targets |", "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
+             "unmatched targets |"), "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
     for group, members in groups.items():
         der, ours = values(members, "der"), values(members, DEFAULT)
         ci = bootstrap_ci(ours)
@@ -235,18 +227,41 @@ def tuned_model_section() -> list[str]:
         return f"{v['base']:.3f} → {v['tuned']:.3f} (p {v['p_paired_bootstrap']:.2f})" if v else "not run"
 
     return ["## The shipped tuned embedding model on the dev split (issue 23)", "",
-            f"{record['title']} ({record['date']}): the base model against the tuned one on the same "
+            (f"{record['title']} ({record['date']}): the base model against the tuned one on the same "
             f"{table['instances']} instances, test code excluded. Recall@20, all languages: DER {r20('der')}, hybrid "
             f"{r20('hybrid')}, the default pipeline {r20(DEFAULT.replace('learned-cv', 'learned'))} with the shipped "
             f"selector and {r20(DEFAULT)} with a selector retrained on each model's own candidates (leave one "
             "repository out). The training repositories are in no localization benchmark. spider's default model "
             f"stays {DEFAULT_MODEL}: the tuned one must win on this split to replace it. How the runs were made, "
             "the reading and the training record: that section of [tuning.md](tuning.md); the model: "
-            "[docs/embeddings.md](../../docs/embeddings.md#the-shipped-tuned-model-minilm-history).", "",
+            "[docs/embeddings.md](../../docs/embeddings.md#the-shipped-tuned-model-minilm-history)."), "",
             *comparison_table(record["comparison"])]
 
 
+def comparison_table(comparison: dict) -> list[str]:
+    """The markdown table of a `compare` result in tuning.json: base → tuned per language and method (moved here from
+    the retired bench/tuning.py, which wrote that log)."""
+    lines = ["| language | instances | method | R@5 base → tuned | R@10 | R@20 (tuned 95% CI) | R@50 | Acc@20 | MRR@50 | p R@20 (bootstrap / sign-flip) |",
+             "|---|---:|---|---|---|---|---|---|---|---|"]
+    for language, methods in comparison.items():
+        for method, by_k in methods.items():
+            if method == "instances":
+                continue
+
+            def pair(k: str, metric: str = "recall", by_k: dict = by_k) -> str:
+                v = by_k[k][metric]
+                return f"{v['base']:.3f} → {v['tuned']:.3f}"
+
+            r20 = by_k["20"]["recall"]
+            lines.append(f"| {language} | {methods['instances']} | {method} | {pair('5')} | {pair('10')} | "
+                         f"{pair('20')} ({r20['tuned_ci95'][0]:.3f}–{r20['tuned_ci95'][1]:.3f}) | {pair('50')} | "
+                         f"{pair('20', 'acc')} | {pair('50', 'mrr')} | {r20['p_paired_bootstrap']:.3f} / {r20['p_sign_flip']:.3f} |")
+    return lines
+
+
 def plot_curves(summary: dict, ks: list[int], out: Path) -> None:
+    import matplotlib.pyplot as plt
+
     groups = ["all", *(g for g in LANGUAGES if g in summary["groups"])]
     figure, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 4.6), sharey=True)
     for axis, group in zip(axes, groups):
@@ -267,6 +282,8 @@ def plot_curves(summary: dict, ks: list[int], out: Path) -> None:
 
 
 def plot_bars(summary: dict, methods: list[str], out: Path) -> None:
+    import matplotlib.pyplot as plt
+
     groups = ["all", *(g for g in LANGUAGES if g in summary["groups"])]
     figure, axis = plt.subplots(figsize=(12, 4.5))
     width = 0.8 / len(methods)
@@ -318,23 +335,23 @@ def main() -> None:
     lines = [f"# Localization quality: `{summary['run']['subset']}` split ({summary['instances']} instances)", "",
              args.notes, "",
              f"- Command: `{args.command}`",
-             f"- Wall time of the run: {args.wall_seconds / 60:.0f} min on {machine()['nproc']} shared cores "
-             f"({machine()['cpu_model']}); N={summary['run']['n']}, C={summary['run']['c']}.",
-             f"- Embedding model: {DEFAULT_MODEL} (fastembed, 384-d; the paper's best is SweRankEmbed-Small). "
-             "No LLM ran: the paper's Claude selector is not reachable from this machine.",
-             f"- Learned selector: logistic regression over {len(model['features'])} features, model "
+             (f"- Wall time of the run: {args.wall_seconds / 60:.0f} min on {machine()['nproc']} shared cores "
+             f"({machine()['cpu_model']}); N={summary['run']['n']}, C={summary['run']['c']}."),
+             (f"- Embedding model: {DEFAULT_MODEL} (fastembed, 384-d; the paper's best is SweRankEmbed-Small). "
+             "No LLM ran: the paper's Claude selector is not reachable from this machine."),
+             (f"- Learned selector: logistic regression over {len(model['features'])} features, model "
              f"{model['version']}, one regression per first stage, each admitting from a probability per expansion ({thresholds}); `learned-cv` rows are leave-one-repository-out "
              f"(each repository answered by a model that never saw it); `learned` rows use the shipped model, "
-             f"which was trained on all of these instances (in-sample: shown for completeness, not as evidence).",
-             "- `all` is the paper's ceiling (Stage 2 disabled: its answer is longer than K); `oracle` admits "
-             "exactly the targets among the proposals.",
-             f"- Unmatched targets (no indexed function overlaps them): {summary['unmatched_targets']['count']} of "
-             f"{summary['unmatched_targets']['of']}.", "",
+             f"which was trained on all of these instances (in-sample: shown for completeness, not as evidence)."),
+             ("- `all` is the paper's ceiling (Stage 2 disabled: its answer is longer than K); `oracle` admits "
+             "exactly the targets among the proposals."),
+             (f"- Unmatched targets (no indexed function overlaps them): {summary['unmatched_targets']['count']} of "
+             f"{summary['unmatched_targets']['of']}."), "",
              f"![Recall@K per language]({curves.name})", "", f"![Recall@20 with CIs]({bars.name})", "",
              *test_code_section(rows), *hybrid_section(rows), *spider_section(rows), *new_languages_section(rows),
              "## Issue-5 target: the learned selector at K=20", "",
-             "Target: at K=20 the learned selector captures ≥ 60% of the oracle's Recall@20 gain over DER and keeps "
-             "Acc@20 within 2 points of DER's on the instances DER solves. Measured out of fold (`learned-cv`).", "",
+             ("Target: at K=20 the learned selector captures ≥ 60% of the oracle's Recall@20 gain over DER and keeps "
+             "Acc@20 within 2 points of DER's on the instances DER solves. Measured out of fold (`learned-cv`)."), "",
              "| edges | share of the oracle's R@20 gain over DER (CV) | share of the ceiling's | Acc@20 where DER solves: DER → learned-cv (instances) | target met |",
              "|---|---:|---:|---:|---|"]
     for edges in ("contains:4", "invokes:2", "contains:4,invokes:2"):
@@ -345,8 +362,8 @@ def main() -> None:
         met = captured is not None and acc is not None and captured >= 0.6 and acc >= 0.98
         lines.append(f"| {edges} | {fmt(captured, 2)} | {fmt((share.get('all') or {}).get('20'), 2)} | "
                      f"1.000 → {fmt(acc)} ({kept.get('instances', 0)}) | {'yes' if met else 'no'} |")
-    lines += ["", "## Side by side with the paper (SWE-PolyBench, SweRankEmbed-Small, Claude selector; ours: dev split, "
-              "MiniLM, learned-cv selector), K=20", "", *paper_table(summary), "",
+    lines += ["", ("## Side by side with the paper (SWE-PolyBench, SweRankEmbed-Small, Claude selector; ours: dev split, "
+              "MiniLM, learned-cv selector), K=20"), "", *paper_table(summary), "",
               "## Every method", ""]
     for group in ["all", *(g for g in LANGUAGES if g in summary["groups"])]:
         lines += methods_table(summary, group, order, ks)

@@ -23,25 +23,21 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+from _common import ROOT
+from environment import machine, spider_commit  # bench/environment.py
+from latency import issue_texts, percentiles  # bench/latency.py
+from spider.core.settings import Settings
+from spider.indexer.graph import neo4j_local
+from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.vectors.store import open_vector_store
+from spider.query.expand import edges_label, parse_edges
+from spider.query.pipeline import graph_answer
+from spider.query.results import Method, Origin
+from spider.query.retrieve.dense import snapshot_members
+from spider.query.retrieve.first_stage import FIRST_STAGES, first_stage
+from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector
 
-from environment import machine, spider_commit  # noqa: E402 - bench/environment.py
-from latency import issue_texts, percentiles  # noqa: E402 - bench/latency.py
-from spider.indexer.graph import neo4j_local  # noqa: E402
-from spider.indexer.settings import Settings  # noqa: E402
-from spider.indexer.vectors.embedding import open_embedder  # noqa: E402
-from spider.indexer.vectors.store import open_vector_store  # noqa: E402
-from spider.query.expand import edges_label, parse_edges  # noqa: E402
-from spider.query.pipeline import graph_answer  # noqa: E402
-from spider.query.results import Method, Origin  # noqa: E402
-from spider.query.retrieve.dense import snapshot_members  # noqa: E402
-from spider.query.retrieve.first_stage import FIRST_STAGES, first_stage  # noqa: E402
-from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector  # noqa: E402
-
-from tests.fixtures.llm_server import FakeLLM, Reply  # noqa: E402
+from tests.fixtures.llm_server import FakeLLM, Reply
 
 TARGETS = {"expand_p50_ms (C=5, contains:4)": 100.0, "overhead_p50_s (end to end minus selector)": 0.3}
 STAGES = ("dense", "bm25", "fuse", "expand", "fetch code", "select", "exchange")
@@ -123,7 +119,7 @@ def main() -> None:
             s["overhead (end to end - select)"]["p50"] for s in stats.values()),
     }
     result = {
-        "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         "repo": args.repo, "snapshot": snapshot, "functions": functions, "model": warm.model,
         "k": args.k, "n": args.n, "c": args.c, "fake_llm_latency_s": args.latency, "queries": len(texts),
@@ -145,13 +141,13 @@ def main() -> None:
 def render(result: dict) -> str:
     lines = [
         f"# SpIDER query latency ({result['when']})", "",
-        f"`{result['command']}` on {result['repo']} @ {result['snapshot'][:12]} ({result['functions']} functions), "
+        (f"`{result['command']}` on {result['repo']} @ {result['snapshot'][:12]} ({result['functions']} functions), "
         f"model {result['model']}, K={result['k']} N={result['n']} C={result['c']}, {result['queries']} real issue "
         f"texts, selector = anthropic SDK against a local fake Messages API answering in {result['fake_llm_latency_s']} s. "
         f"First query with model load: {result['first_query_with_model_load_s']} s. The vector store is opened once "
         f"({result['vector_store_open_s']} s) and held, as a long-running process would; a `spider-query` process "
         f"pays that once per query. Load average start/end "
-        f"{result['loadavg_start_end']}. Machine: {result['machine']['nproc']} cores, {result['machine']['cpu_model']}.",
+        f"{result['loadavg_start_end']}. Machine: {result['machine']['nproc']} cores, {result['machine']['cpu_model']}."),
         "", "| first stage / edges | stage | p50 ms | p95 ms | max ms |", "|---|---|---:|---:|---:|",
     ]
     for label, stages in result["stages_seconds"].items():

@@ -53,7 +53,7 @@ NODE_ID = "node_id"
 WINDOW = "window"  # payload of a function's second and later points: which window of its code it embeds
 HIT_FIELDS = [NODE_ID, CONTENT_HASH]  # what a search without members reads of the payload
 # Points per function at most: its first window (what the model reads of its start) and the next ones of its
-# code. Measured in bench/function_windows.py: 71% of the benchmark's instances (C's: 86%) have a target longer
+# code. Measured (bench/results/function_windows.md): 71% of the benchmark's instances (C's: 86%) have a target longer
 # than one window, and 8 windows lift the hybrid first stage most (R@20 0.601 -> 0.625; 1, 2 and 4 measured too;
 # 16 leave its Recall@20 as it is in every instance: bench/results/function_windows_16.md).
 WINDOWS_PER_FUNCTION = 8

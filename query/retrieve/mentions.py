@@ -29,7 +29,7 @@ MAX_NAME_MATCHES = 5  # an identifier that names more functions than this names 
 MAX_FILE_FUNCTIONS = 40  # a mentioned file with more functions than this says little about which one
 MAX_MESSAGES = 8
 MIN_MESSAGE_WORDS = 4
-FILE_FUSION_WEIGHT = 0.5  # chosen leave-one-repository-out from 0, 1/4, 1/2, 3/4, 1 (bench/fusion.py)
+FILE_FUSION_WEIGHT = 0.5  # chosen leave-one-repository-out from 0, 1/4, 1/2, 3/4, 1 (bench/results/fusion.md)
 SCANNED = 100_000  # characters of the issue read: the rest of a pasted log adds no names, only time
 
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]{0,100}(?:(?:\.|::|#)[A-Za-z_$][\w$]{0,100}){1,10}")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 _PATH = Path(__file__).resolve().parents[3] / "bench" / "compare_evals.py"
+if str(_PATH.parent) not in sys.path:  # what `python3 bench/compare_evals.py` has: its _common.py and environment.py
+    sys.path.append(str(_PATH.parent))
 _SPEC = importlib.util.spec_from_file_location("bench_compare_evals", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
 compare_evals = importlib.util.module_from_spec(_SPEC)
