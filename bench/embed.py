@@ -59,9 +59,11 @@ from spider.indexer.graph.store import GraphStore
 from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all
 from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.source.walk import open_commit, select_files
+from spider.indexer.vectors.edge import EdgeVectorStore
 from spider.indexer.vectors.embed_stage import embed_snapshot
 from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
-from spider.indexer.vectors.store import EdgeVectorStore, collection_name, members_of, open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import collection_name, members_of
 
 INSTANCES = Path("/work/shared/bench/instances.jsonl")
 TARGETS = {

@@ -29,7 +29,7 @@ from latency import issue_texts, percentiles  # bench/latency.py
 from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
 from spider.query.expand import edges_label, parse_edges
 from spider.query.pipeline import graph_answer
 from spider.query.results import Method, Origin

@@ -45,7 +45,7 @@ from spider.indexer.pipeline.report import IndexReport, VersionsWritten
 from spider.indexer.source.org import RepoSpec, materialise
 from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
 
 _TRANSIENT = (Neo4jUnavailable, SessionExpired, TransientError, ConnectionError)
 

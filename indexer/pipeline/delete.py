@@ -7,7 +7,7 @@ from spider.core.errors import InvalidInput, SnapshotNotFound
 from spider.indexer.graph import versions as graph_versions
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.vectors.store import open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
 
 
 def find_snapshot(store: GraphStore, repo: str, prefix: str) -> str:

@@ -46,7 +46,8 @@ from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, Resolu
 from spider.indexer.source.walk import Commit, FileSelection, SourceFile, open_commit, read_blobs, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
 from spider.indexer.vectors.embedding import Embedder, open_embedder, open_embedder_in_background, resolve_spec
-from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, collection_name, open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, collection_name
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
 BATCH_FILES = 64

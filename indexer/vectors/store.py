@@ -1,9 +1,11 @@
-"""One embedding per function, in Qdrant: a small port (`VectorStore`) with two adapters.
+"""One embedding per function, in Qdrant: a small port (`VectorStore`, here) with two adapters, one module each.
 
-- `EdgeVectorStore`: Qdrant Edge (embedded, one shard directory per collection under SPIDER_HOME/vectors/);
+- `edge.EdgeVectorStore`: Qdrant Edge (embedded, one shard directory per collection under SPIDER_HOME/vectors/);
   the single-machine default. Single-process: the shard's WAL is locked by whoever opened it.
-- `QdrantServerStore`: qdrant-client against a Qdrant server (QDRANT_URL, QDRANT_API_KEY). Given an existing
+- `server.QdrantServerStore`: qdrant-client against a Qdrant server (QDRANT_URL, QDRANT_API_KEY). Given an existing
   `QdrantClient`, it also runs on qdrant-client's local mode, which is how the tests stand in for a server.
+
+`open_store.open_vector_store` picks one.
 
 A point is one (repo, content_hash): its id is `point_id(repo, content_hash)`, so code that does not change is
 embedded once however many snapshots contain it. A function longer than the model reads has up to
@@ -22,27 +24,16 @@ and the integration tests check the two give the same answers.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import time
 import uuid
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha256
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-from spider.core.cache_files import write_atomically
-from spider.core.errors import ConfigurationError, CorruptStore, OutOfSpace, ServiceUnavailable, StoreBusy
-from spider.core.settings import Settings, spider_home
-from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
-from spider.indexer.vectors.edge_panics import PanicSafeShard
 
 # Fixed forever: changing it re-ids (and so re-embeds) every stored point.
 SPIDER_NAMESPACE = uuid.UUID("cc192231-188c-44c9-8a63-6d23d626b10c")
@@ -186,11 +177,13 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
-def _one_line(text: object) -> str:
+def squeeze_whitespace(text: object) -> str:
+    """An engine's message on one line (an error spider shows is one line)."""
     return " ".join(str(text).split())
 
 
-def _vectors(count: int) -> str:
+def counted_vectors(count: int) -> str:
+    """`1,234 vectors`, `1 vector`."""
     return f"{count:,} vector{'s' * (count != 1)}"
 
 
@@ -361,355 +354,8 @@ class VectorStore(ABC):
     def _close(self) -> None: ...
 
 
-# ---- Qdrant Edge --------------------------------------------------------------------------------------------
-
-
-class EdgeVectorStore(VectorStore):
-    """A Qdrant Edge shard in `directory` (created on first use), WAL on. Points are searched exactly until
-    `build_index` (Edge's optimize) has put them in HNSW segments: one graph per repository (`repo` is a tenant
-    index, m = 0, payload_m = 32: Qdrant's multitenant layout), because a repo filter over one shared graph
-    lost whole queries (top-45 recall 0.0 for some; bench/results/embed.md).
-
-    Only one handle may hold a shard: while another process (or handle) has it, opening retries for
-    `lock_wait` seconds, then raises SpiderError. Every engine call is a `PanicSafeShard`'s: where damaged files
-    make the engine panic, opening or any later call raises CorruptStore.
-    """
-
-    def __init__(self, directory: str | os.PathLike, dim: int, *, lock_wait: float = EDGE_LOCK_WAIT) -> None:
-        import qdrant_edge as E
-
-        self._E = E
-        self.directory = Path(directory)
-        self.collection = self.directory.name
-        self.dim = dim
-        config = E.EdgeConfig(
-            vectors=E.EdgeVectorParams(size=dim, distance=E.Distance.Cosine), wal_enabled=True,
-            hnsw_config=E.HnswIndexConfig(m=0, payload_m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
-                                          full_scan_threshold=10_000),
-        )
-        self.where = f"the local vector store {self.directory}"
-        self._ensure_space(self._space_to_open(), "opening it")
-        self._shard: Any = PanicSafeShard(self._open(config, lock_wait), self.directory)  # a panic: CorruptStore
-        try:
-            self.store_id = self._own_id()
-            schema = self._shard.info().payload_schema
-            if LEGACY_SNAPSHOTS in schema:  # membership used to live in the payload: its index only slows opening
-                self._shard.update(E.UpdateOperation.delete_field_index(LEGACY_SNAPSHOTS))
-            index = schema.get(REPO)
-            if not getattr(index and index.params, "is_tenant", False):  # a shard from before tenant indexing
-                if index is not None:
-                    self._shard.update(E.UpdateOperation.delete_field_index(REPO))
-                self._shard.update(E.UpdateOperation.create_field_index(REPO, E.KeywordIndexParams(is_tenant=True)))
-        except BaseException:
-            self._shard.close()  # release the WAL lock
-            raise
-
-    def _open(self, config: Any, lock_wait: float):
-        E = self._E
-        self.directory.mkdir(parents=True, exist_ok=True)
-        shards = PanicSafeShard(E.EdgeShard, self.directory, opening=True)
-        deadline = time.monotonic() + lock_wait
-        while True:
-            segments = self.directory / "segments"
-            try:
-                if segments.is_dir() and any(segments.iterdir()):
-                    return shards.load(str(self.directory), config)
-                return shards.create(str(self.directory), config)
-            except CorruptStore:
-                raise
-            except Exception as exc:  # qdrant_edge raises plain Exception; tell cases apart by message
-                message = str(exc)
-                busy = "WouldBlock" in message or "already contains segment data" in message  # held / racing create
-                if busy and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                    continue
-                if busy:
-                    raise StoreBusy(
-                        f"the local vector store is in use by another spider process ({self.directory}); "
-                        "wait for it, or set QDRANT_URL to use a Qdrant server"
-                    ) from None
-                if "incompatible" in message:
-                    raise ConfigurationError(
-                        f"the local vector store {self.directory} holds vectors of another size than {self.dim} "
-                        "or another distance; delete that directory to rebuild it"
-                    ) from None
-                raise ServiceUnavailable(
-                    f"cannot open the local vector store {self.directory}: {_one_line(message)}"
-                ) from None
-
-    def _ensure_space(self, needed: int, doing: str) -> None:
-        """Raise OutOfSpace unless the shard's disk has `needed` bytes free: Edge grows memory-mapped files,
-        and a write into one on a full disk kills the process (SIGBUS) instead of failing."""
-        free = free_bytes(self.directory)
-        if free < needed:
-            raise OutOfSpace(f"{self.where} has {mib(free)} free, and {doing} needs about {mib(needed)}: "
-                             "free space on its disk, then run again")
-
-    def _space_to_open(self) -> int:
-        """Loading a shard reads its mapped segment files ahead (all but the payload storage, which spider's
-        shards keep cold: Edge's default); where reading a hole takes a page (tmpfs), that fills their holes."""
-        segments = self.directory / "segments"
-        if not segments.is_dir():
-            return EDGE_HEADROOM  # a new shard
-        fills = hole_bytes(segments, skip={"payload_storage"}) if reading_holes_takes_space(segments) else 0
-        return EDGE_REOPEN_BYTES + fills
-
-    def _space_to_insert(self, points: int) -> int:
-        return points * (EDGE_POINT_BYTES_PER_DIM * self.dim + EDGE_POINT_BYTES_FIXED)
-
-    def _unindexed_bytes(self) -> int:
-        """What `build_index` may rewrite: the segments whose vectors have no HNSW index yet (Edge's optimizer
-        writes an indexed copy of each before it drops it). A segment whose config cannot be read counts."""
-        segments = self.directory / "segments"
-        if not segments.is_dir():
-            return 0
-        return sum(allocated_bytes(segment) for segment in segments.iterdir()
-                   if segment.is_dir() and not _hnsw_indexed(segment))
-
-    def _own_id(self) -> str:
-        """The id in the shard's directory, made when the shard is first opened (under its lock): a store made
-        again in its place (its directory deleted) is another store."""
-        path = self.directory / STORE_ID_FILE
-        try:
-            existing = path.read_bytes().decode("ascii", "replace").strip()  # garbage is no id, as none is
-        except FileNotFoundError:
-            existing = ""
-        if re.fullmatch(r"[0-9a-f]{32}", existing):
-            return existing
-        made = uuid.uuid4().hex
-        write_atomically(path, made.encode())
-        return made
-
-    def _filter(self, repo: str | None):
-        E = self._E
-        return None if repo is None else E.Filter(must=[E.FieldCondition(key=REPO, match=E.MatchValue(repo))])
-
-    def _existing(self, ids: list[str]) -> set[str]:
-        return {str(r.id) for r in self._shard.retrieve(ids, False, False)}  # both flags required despite the stub
-
-    def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
-        E = self._E
-        self._ensure_space(EDGE_HEADROOM + self._space_to_insert(len(points)), f"storing {_vectors(len(points))}")
-        self._shard.update(E.UpdateOperation.upsert_points(
-            [E.Point(id=pid, vector=vec, payload=payload) for pid, vec, payload in points],
-            update_mode=E.UpdateMode.InsertOnly,
-        ))
-
-    def _delete(self, ids: list[str]) -> None:
-        self._ensure_space(EDGE_HEADROOM, f"deleting {_vectors(len(ids))}")
-        self._shard.update(self._E.UpdateOperation.delete_points(ids))  # type: ignore[arg-type]  # str ids are ids
-
-    def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
-        E = self._E
-        offset = None
-        while True:
-            records, offset = self._shard.scroll(E.ScrollRequest(
-                offset=offset, limit=SCROLL_PAGE, filter=self._filter(repo), with_payload=[CONTENT_HASH],
-                with_vector=False,
-            ))
-            for r in records:
-                yield str(r.id), r.payload[CONTENT_HASH]
-            if offset is None:
-                return
-
-    def _query(
-        self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
-    ) -> list[tuple[float, int, dict | None]]:
-        E = self._E
-        found = self._shard.query(E.QueryRequest(
-            query=E.Query.Nearest(vector), limit=limit, filter=self._filter(repo),
-            with_payload=HIT_FIELDS if payload else False, with_vector=False, params=E.SearchParams(hnsw_ef=ef),
-        ))
-        return [(p.score, p.id.int, p.payload if payload else None) for p in found]
-
-    def _count(self, repo: str | None, exact: bool) -> int:
-        return self._shard.count(self._E.CountRequest(exact=exact, filter=self._filter(repo)))
-
-    def _reserve(self, points: int) -> None:
-        stored = self._space_to_insert(points)  # and again when indexed, with the points not indexed yet
-        self._ensure_space(EDGE_HEADROOM + 2 * stored + self._unindexed_bytes(),
-                           f"storing and indexing {_vectors(points)}")
-
-    def _build_index(self) -> None:
-        self._ensure_space(EDGE_HEADROOM + self._unindexed_bytes(), "indexing its vectors")
-        self._shard.optimize()  # Edge has no background optimizer; below its indexing threshold this is a no-op
-
-    def _close(self) -> None:
-        if self._shard is not None:
-            if free_bytes(self.directory) >= EDGE_HEADROOM:  # else its WAL keeps every update for the next open
-                self._shard.flush()
-            self._shard.close()
-            self._shard = None
-
-
-# ---- Qdrant server (qdrant-client) -----------------------------------------------------------------------------
-
-
-class QdrantServerStore(VectorStore):
-    """Collection `collection` on a Qdrant server, or on whatever an existing `client` speaks to (local mode in tests).
-
-    Writes wait for the server (read-your-writes). A store closes only a client it created itself.
-    """
-
-    def __init__(
-        self, collection: str, dim: int, *, url: str | None = None, api_key: str | None = None,
-        client: Any = None, timeout: int = 30,
-    ) -> None:
-        from qdrant_client import QdrantClient, models
-
-        if (url is None) == (client is None):
-            raise ValueError("give a Qdrant url or a QdrantClient, not both or neither")
-        self._M = models
-        self.collection = collection
-        self.dim = dim
-        self._where = public_url(url) if url else "the given Qdrant client"
-        self.where = f"the Qdrant server at {self._where}" if url else self._where
-        self.store_id = f"qdrant {self._where} {collection}" if url else f"qdrant-client {id(client):x} {collection}"
-        self._owns = client is None
-        self._client = client or QdrantClient(url=url, api_key=api_key or None, timeout=timeout,
-                                              check_compatibility=False)
-        try:
-            self._ensure_collection()
-        except BaseException:
-            self._close()
-            raise
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """Connection and authentication failures become one-line SpiderErrors; anything else propagates."""
-        from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-
-        try:
-            yield
-        except UnexpectedResponse as exc:
-            if exc.status_code in (401, 403):
-                raise ServiceUnavailable(
-                    f"the Qdrant server at {self._where} refused the API key (HTTP {exc.status_code}); "
-                    "check QDRANT_API_KEY"
-                ) from None
-            raise ServiceUnavailable(
-                f"the Qdrant server at {self._where} answered HTTP {exc.status_code}: "
-                f"{_one_line(exc.content.decode(errors='replace'))[:300]}"
-            ) from None
-        except ResponseHandlingException as exc:
-            raise ServiceUnavailable(
-                f"cannot reach the Qdrant server at {self._where} ({_one_line(exc.source or exc)}); "
-                "check QDRANT_URL, or unset it to use the local vector store"
-            ) from None
-
-    def _ensure_collection(self) -> None:
-        from qdrant_client.http.exceptions import UnexpectedResponse
-
-        M = self._M
-        with self._errors():
-            if not self._client.collection_exists(self.collection):
-                try:
-                    self._client.create_collection(
-                        self.collection, vectors_config=M.VectorParams(size=self.dim, distance=M.Distance.COSINE),
-                        hnsw_config=M.HnswConfigDiff(m=0, payload_m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT),
-                    )
-                except UnexpectedResponse as exc:
-                    if exc.status_code != 409:  # 409: another worker created it first
-                        raise
-            # one unnamed vector per point, as created above: its parameters, not a dict of named ones
-            params: Any = self._client.get_collection(self.collection).config.params.vectors
-            if params.size != self.dim or params.distance != M.Distance.COSINE:
-                raise ConfigurationError(
-                    f"Qdrant collection {self.collection} at {self._where} holds vectors of size {params.size} "
-                    f"({params.distance}), not {self.dim} (Cosine)"
-                )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # local mode: "Payload indexes have no effect"
-                self._client.create_payload_index(
-                    self.collection, field_name=REPO, wait=True,
-                    field_schema=M.KeywordIndexParams(type=M.KeywordIndexType.KEYWORD, is_tenant=True),
-                )
-
-    def _filter(self, repo: str | None):
-        M = self._M
-        return None if repo is None else M.Filter(must=[M.FieldCondition(key=REPO, match=M.MatchValue(value=repo))])
-
-    def _existing(self, ids: list[str]) -> set[str]:
-        with self._errors():
-            records = self._client.retrieve(self.collection, ids=ids, with_payload=False, with_vectors=False)
-        return {str(r.id) for r in records}
-
-    def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
-        M = self._M
-        with self._errors():
-            self._client.upsert(
-                self.collection,
-                points=[M.PointStruct(id=pid, vector=vec.tolist(), payload=payload) for pid, vec, payload in points],
-                update_mode=M.UpdateMode.INSERT_ONLY, wait=True,
-            )
-
-    def _delete(self, ids: list[str]) -> None:
-        with self._errors():
-            selector = self._M.PointIdsList(points=ids)  # type: ignore[arg-type]  # str ids are ids (list invariance)
-            self._client.delete(self.collection, points_selector=selector, wait=True)
-
-    def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
-        offset = None
-        while True:
-            with self._errors():
-                records, offset = self._client.scroll(
-                    self.collection, scroll_filter=self._filter(repo), limit=SCROLL_PAGE, offset=offset,
-                    with_payload=[CONTENT_HASH], with_vectors=False,
-                )
-            for r in records:
-                yield str(r.id), r.payload[CONTENT_HASH]  # type: ignore[index]  # asked with_payload
-            if offset is None:
-                return
-
-    def _query(
-        self, vector: np.ndarray, repo: str, limit: int, ef: int, payload: bool,
-    ) -> list[tuple[float, int, dict | None]]:
-        with self._errors(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # local mode: "search_params are not supported" (it is exact anyway)
-            found = self._client.query_points(
-                self.collection, query=vector.tolist(), limit=limit, query_filter=self._filter(repo),
-                search_params=self._M.SearchParams(hnsw_ef=ef), with_payload=HIT_FIELDS if payload else False,
-                with_vectors=False,
-            ).points
-        return [(p.score, uuid.UUID(str(p.id)).int, p.payload if payload else None) for p in found]
-
-    def _count(self, repo: str | None, exact: bool) -> int:
-        with self._errors():
-            return self._client.count(self.collection, count_filter=self._filter(repo), exact=exact).count
-
-    def _reserve(self, points: int) -> None:
-        """Nothing to check here: a Qdrant server watches its own disk."""
-
-    def _build_index(self) -> None:
-        """Nothing to do: a Qdrant server indexes new points in the background."""
-
-    def _close(self) -> None:
-        if self._owns and self._client is not None:
-            self._client.close()
-        self._client = None
-
-
-def _hnsw_indexed(segment: Path) -> bool:
-    """Whether an Edge segment's vectors have an HNSW index, by its segment.json."""
-    try:
-        vectors = json.loads((segment / "segment.json").read_text())["config"]["vector_data"].values()
-        return all(vector["index"]["type"] == "hnsw" for vector in vectors)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return False
-
-
-def open_vector_store(model_name: str, dim: int) -> VectorStore:
-    """The vectors of one embedding model: its collection (`collection_name`) on the Qdrant server named by
-    QDRANT_URL (and QDRANT_API_KEY) if set, else the local Edge shard SPIDER_HOME/vectors/<collection>/."""
-    collection = collection_name(model_name, dim)
-    qdrant = Settings.from_env().qdrant
-    if qdrant.url:
-        return QdrantServerStore(collection, dim, url=qdrant.url, api_key=qdrant.api_key)
-    return EdgeVectorStore(spider_home() / "vectors" / collection, dim)
-
-
 __all__ = [
-    "EdgeVectorStore", "Hit", "Members", "Point", "QdrantServerStore", "SPIDER_NAMESPACE", "VectorStore", "WINDOW",
+    "Hit", "Members", "Point", "SPIDER_NAMESPACE", "VectorStore", "WINDOW",
     "WINDOWS_PER_FUNCTION", "best_per_function", "collection_name", "member_of", "member_window", "members_of",
-    "open_vector_store", "order_hits", "point_id", "point_key", "public_url", "window_key",
+    "order_hits", "point_id", "point_key", "public_url", "window_key",
 ]

@@ -14,7 +14,8 @@ from spider.core.errors import InvalidInput
 from spider.core.records import EmbedStats
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore, open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore
 from spider.query.results import Origin, Result
 from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
 from spider.query.retrieve.dense import dense_ranking

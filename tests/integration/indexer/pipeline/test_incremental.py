@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.pipeline.index import index_repository
 from spider.indexer.vectors.embedding import open_embedder
-from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION
 from spider.query.retrieve.dense import snapshot_members
 
 from tests.fixtures.damaged_files import garbage, truncated

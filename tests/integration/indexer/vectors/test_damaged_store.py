@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from spider.core.errors import CorruptStore
 from spider.indexer import open_stores
-from spider.indexer.vectors.store import EdgeVectorStore
+from spider.indexer.vectors.edge import EdgeVectorStore
 from spider.query.mcp import build_server
 
 from tests.fixtures.bounded import run_bounded

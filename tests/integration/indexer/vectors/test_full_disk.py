@@ -21,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import spider.indexer.vectors.store as store_module
+import spider.indexer.vectors.edge as edge_module
 from spider.core.errors import OutOfSpace
 from spider.indexer.disk_space import free_bytes
 from spider.indexer.graph.snapshot_diff import read_contents
-from spider.indexer.vectors.store import EdgeVectorStore, collection_name
+from spider.indexer.vectors.edge import EdgeVectorStore
+from spider.indexer.vectors.store import collection_name
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
@@ -130,8 +131,8 @@ def points(start: int, end: int) -> list:
 
 def with_free(monkeypatch: pytest.MonkeyPatch, free: int, holes_take_space: bool = False) -> None:
     """What the store sees of its disk from now on: `free` bytes, and whether reading a hole takes a page."""
-    monkeypatch.setattr(store_module, "free_bytes", lambda path: free)
-    monkeypatch.setattr(store_module, "reading_holes_takes_space", lambda path: holes_take_space)
+    monkeypatch.setattr(edge_module, "free_bytes", lambda path: free)
+    monkeypatch.setattr(edge_module, "reading_holes_takes_space", lambda path: holes_take_space)
 
 
 def test_an_edge_write_without_room_fails_before_it_starts_and_the_wal_keeps_what_was_written(tmp_path, monkeypatch):

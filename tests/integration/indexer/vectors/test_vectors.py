@@ -20,16 +20,16 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 from spider.core.errors import SpiderError
+from spider.indexer.vectors.edge import EdgeVectorStore
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.server import QdrantServerStore
 from spider.indexer.vectors.store import (
     WINDOW,
-    EdgeVectorStore,
     Hit,
     Members,
-    QdrantServerStore,
     VectorStore,
     collection_name,
     members_of,
-    open_vector_store,
     order_hits,
     point_id,
 )
@@ -360,7 +360,7 @@ def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
 OPEN_SCRIPT = textwrap.dedent("""
     import sys, time
     from spider.core.errors import SpiderError
-    from spider.indexer.vectors.store import open_vector_store
+    from spider.indexer.vectors.open_store import open_vector_store
     start = time.monotonic()
     try:
         open_vector_store(sys.argv[1], int(sys.argv[2])).close()
@@ -371,7 +371,7 @@ OPEN_SCRIPT = textwrap.dedent("""
 
 HOLD_SCRIPT = textwrap.dedent("""
     import sys, time
-    from spider.indexer.vectors.store import open_vector_store
+    from spider.indexer.vectors.open_store import open_vector_store
     store = open_vector_store(sys.argv[1], int(sys.argv[2]))
     print("holding", flush=True)
     time.sleep(float(sys.argv[3]))

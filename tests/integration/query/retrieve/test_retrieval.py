@@ -18,7 +18,9 @@ from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.source.walk import open_commit, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot
 from spider.indexer.vectors.embedding import Embedder, open_embedder
-from spider.indexer.vectors.store import QdrantServerStore, VectorStore, collection_name, open_vector_store
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.server import QdrantServerStore
+from spider.indexer.vectors.store import VectorStore, collection_name
 from spider.query.retrieve.dense import dense_ranking, snapshot_members
 
 from tests.fixtures.gitrepo import make_repo
