@@ -56,12 +56,13 @@ from spider.core.schema import Label
 from spider.core.settings import Settings, snapshot_cache_dir
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all
+from spider.indexer.models.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
+from spider.indexer.pipeline.index import index_repository
 from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import graph_of, no_progress, parse_all
 from spider.indexer.source.walk import open_commit, select_files
 from spider.indexer.vectors.edge import EdgeVectorStore
 from spider.indexer.vectors.embed_stage import embed_snapshot
-from spider.indexer.vectors.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.store import collection_name, members_of
 
@@ -540,9 +541,9 @@ def phase_der(args) -> dict:
 
 def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: EmbedStats | None) -> dict:
     """Delete the bench snapshot as `spider snapshots delete` does, then check nothing of it is left."""
+    from spider.indexer.models.embedding import DEFAULT_MODEL
+    from spider.indexer.models.model_build import DIM
     from spider.indexer.pipeline.delete import delete_snapshot
-    from spider.indexer.vectors.embedding import DEFAULT_MODEL
-    from spider.indexer.vectors.model_build import DIM
 
     nodes, vectors_deleted = delete_snapshot(store, repo, snapshot)
     out: dict = {"graph_nodes_deleted": nodes, "vectors_deleted": vectors_deleted}

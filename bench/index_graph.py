@@ -57,8 +57,8 @@ from spider.indexer.graph.versions import delete_snapshot
 from spider.indexer.languages import language_of
 from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.parse.treesitter import parser as ts_parser
-from spider.indexer.pipeline.index import PARALLEL_MIN_BYTES, graph_of, parse_all, parse_batch, write_graph
 from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import PARALLEL_MIN_BYTES, graph_of, parse_all, parse_batch, write_graph
 from spider.indexer.source.walk import open_commit, read_blobs, select_files
 
 MB = 1_000_000

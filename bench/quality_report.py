@@ -17,7 +17,7 @@ import matplotlib
 from _common import ROOT
 from environment import machine, spider_commit  # bench/environment.py
 from spider.indexer.languages import is_test_code
-from spider.indexer.vectors.embedding import DEFAULT_MODEL
+from spider.indexer.models.embedding import DEFAULT_MODEL
 from spider.query.evaluation.metrics import accuracy_at, bootstrap_ci, paired_bootstrap_p, recall_at, sign_flip_p
 from spider.query.evaluation.run import instance_rows
 

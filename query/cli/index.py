@@ -13,10 +13,10 @@ from spider.core.errors import ConfigurationError
 from spider.core.settings import BROKER_ENV, Settings
 from spider.core.terminal import printable
 from spider.indexer.graph import neo4j_local
-from spider.indexer.pipeline.index import default_repo_name, index_repository, is_indexed
+from spider.indexer.models import embedding
+from spider.indexer.pipeline.index import index_repository, is_indexed
 from spider.indexer.pipeline.report import IndexReport
-from spider.indexer.source.walk import open_commit
-from spider.indexer.vectors import embedding
+from spider.indexer.source.walk import default_repo_name, open_commit
 
 
 def progress_bar(stage: str, total: int) -> Callable[[int], None]:

@@ -9,9 +9,9 @@ import click
 from spider.cli.error_handler import fail_cleanly
 from spider.core.errors import ConfigurationError
 from spider.core.terminal import render_table
-from spider.indexer.tuning.pairs import PairsRun, build_pairs
-from spider.indexer.tuning.settings import HARD_NEGATIVES, TrainSettings
-from spider.indexer.vectors import embedding
+from spider.indexer.models import embedding
+from spider.indexer.models.tuning.pairs import PairsRun, build_pairs
+from spider.indexer.models.tuning.settings import HARD_NEGATIVES, TrainSettings
 
 
 @click.group()
@@ -135,7 +135,7 @@ def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size:
     the export against the trained weights (cosine >= 0.9999) and register it as NAME. Needs torch: pip install
     'spider-code[tune]'. Select the model with SPIDER_EMBED_MODEL=NAME; unset it to go back to the default."""
     try:
-        from spider.indexer.tuning.tune import tune_model
+        from spider.indexer.models.tuning.tune import tune_model
     except ModuleNotFoundError as exc:
         if exc.name != "torch":
             raise

@@ -18,8 +18,8 @@ from spider import cypher
 from spider.core.errors import InvalidInput, RepositoryNotFound, SpiderError
 from spider.core.schema import Rel
 from spider.indexer.graph.store import GraphStore
+from spider.indexer.models.embedding import resolve_spec
 from spider.indexer.pipeline.index import index_repository, is_indexed
-from spider.indexer.vectors.embedding import resolve_spec
 from spider.query.evaluation.metrics import Span, all_hits
 from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges

@@ -12,8 +12,8 @@ from spider.core.records import EmbedStats
 from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.languages import is_test_code
+from spider.indexer.models.embedding import Embedder
 from spider.indexer.vectors.embed_stage import recorded_here
-from spider.indexer.vectors.embedding import Embedder
 from spider.indexer.vectors.store import Members, VectorStore, members_of
 
 _MEMBERS = "function_members.json"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from spider.core.errors import InvalidInput
 from spider.core.records import EmbedStats
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore
 from spider.query.results import Origin, Result

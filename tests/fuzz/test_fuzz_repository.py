@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spider.indexer.languages.dispatch import ParseOutcome, outcome_to_dict, parse_file
 from spider.indexer.parse.cache import function_hashes
-from spider.indexer.pipeline.index import graph_of
 from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import graph_of
 from spider.indexer.resolve.codegraph import keeps_file
 from spider.indexer.resolve.references import Resolver
 from spider.indexer.source.walk import open_commit, read_blobs, select_files

@@ -10,7 +10,7 @@ import pytest
 from spider.core.settings import Neo4jSettings, Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.vectors.embedding import register_model
+from spider.indexer.models.embedding import register_model
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON

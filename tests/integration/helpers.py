@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.pipeline import index
+from spider.indexer.pipeline import stages
 from spider.indexer.vectors import embed_stage
 
 ISSUE = "checkout charges the wrong amount: the discount is applied twice to the order total"
@@ -87,5 +87,5 @@ def one_window_per_function(monkeypatch) -> Iterator:
     modules that read the cap see 1); yields the monkeypatch context for more of that older machine."""
     with monkeypatch.context() as older:
         older.setattr(embed_stage, "WINDOWS_PER_FUNCTION", 1)
-        older.setattr(index, "WINDOWS_PER_FUNCTION", 1)
+        older.setattr(stages, "WINDOWS_PER_FUNCTION", 1)
         yield older

@@ -39,7 +39,7 @@ def test_every_cypher_file_is_package_data():
 
 
 def test_every_shipped_model_file_is_package_data():
-    patterns = SETUPTOOLS["package-data"]["spider.indexer.vectors"]
-    shipped = ROOT / "indexer" / "vectors" / "shipped"
-    assert {path for pattern in patterns for path in (ROOT / "indexer" / "vectors").glob(pattern)} == set(shipped.iterdir())
+    patterns = SETUPTOOLS["package-data"]["spider.indexer.models"]
+    shipped = ROOT / "indexer" / "models" / "shipped"
+    assert {path for pattern in patterns for path in (ROOT / "indexer" / "models").glob(pattern)} == set(shipped.iterdir())
     assert {path.suffix for path in shipped.iterdir()} == {".json", ".safetensors"}

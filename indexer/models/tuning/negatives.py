@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from spider.indexer.languages import split_entity_id
-from spider.indexer.tuning.batches import Pair
+from spider.indexer.models.tuning.batches import Pair
 
 
 def touched_functions(pairs: Sequence[Pair]) -> dict[str, frozenset[str]]:

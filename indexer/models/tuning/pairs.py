@@ -23,9 +23,12 @@ from spider.core.errors import CorruptRepository, InvalidInput
 from spider.core.schema import Label
 from spider.indexer.languages import contested_languages, is_test_code, language_of
 from spider.indexer.languages.dispatch import parse_file
-from spider.indexer.pipeline.index import default_repo_name
+from spider.indexer.models.embedding import function_text
+from spider.indexer.models.tuning.messages import Skip, clean_message
+from spider.indexer.models.tuning.touched import hunks_of, touches
 from spider.indexer.source.walk import (
     MAX_FILE_BYTES,
+    default_repo_name,
     escaped_path,
     git_error,
     open_commit,
@@ -33,9 +36,6 @@ from spider.indexer.source.walk import (
     select_files,
     skip_reason_for_path,
 )
-from spider.indexer.tuning.messages import Skip, clean_message
-from spider.indexer.tuning.touched import hunks_of, touches
-from spider.indexer.vectors.embedding import function_text
 
 MAX_FUNCTIONS = 6  # a commit changing more is a refactoring: its message does not describe each function
 MAX_FILES = 20  # nor does one changing more files of supported languages (and diffing them all is slow)

@@ -13,11 +13,11 @@ import time
 from typing import Callable, Sequence
 
 import torch
-from spider.indexer.tuning.batches import Pair, batches_without_repeats
-from spider.indexer.tuning.bert import Bert
-from spider.indexer.tuning.negatives import false_negative_mask, same_file_negatives, touched_functions
-from spider.indexer.tuning.settings import TrainSettings
-from spider.indexer.vectors.embedding import cut_text
+from spider.indexer.models.embedding import cut_text
+from spider.indexer.models.tuning.batches import Pair, batches_without_repeats
+from spider.indexer.models.tuning.bert import Bert
+from spider.indexer.models.tuning.negatives import false_negative_mask, same_file_negatives, touched_functions
+from spider.indexer.models.tuning.settings import TrainSettings
 
 SCALE = 20.0  # sentence-transformers' default for MultipleNegativesRankingLoss
 WARMUP_SHARE = 0.1

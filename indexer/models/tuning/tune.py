@@ -22,11 +22,11 @@ from typing import Callable
 import numpy as np
 import torch
 from spider.core.errors import ConfigurationError, InvalidInput
-from spider.indexer.tuning.batches import Pair
-from spider.indexer.tuning.bert import load_bert, save_weights
-from spider.indexer.tuning.settings import TrainSettings
-from spider.indexer.tuning.train import Encoder, train
-from spider.indexer.vectors import embedding, model_build
+from spider.indexer.models import embedding, model_build
+from spider.indexer.models.tuning.batches import Pair
+from spider.indexer.models.tuning.bert import load_bert, save_weights
+from spider.indexer.models.tuning.settings import TrainSettings
+from spider.indexer.models.tuning.train import Encoder, train
 
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 CHECK_PAIRS = 8  # pairs whose message and function text join GOLDEN_TEXTS in the export check

@@ -14,7 +14,7 @@ import pytest
 from spider import cypher
 from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore, indexed_repositories
-from spider.indexer.vectors.embedding import open_embedder
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.query.retrieve.dense import snapshot_members
 

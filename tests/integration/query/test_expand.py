@@ -9,8 +9,9 @@ from collections import deque
 import pytest
 from spider.core.records import CodeGraph, GraphEdge, GraphNode
 from spider.core.schema import Label, Rel, Resolution
-from spider.indexer.pipeline.index import index_repository, write_graph
+from spider.indexer.pipeline.index import index_repository
 from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import write_graph
 from spider.query.expand import expand_neighbourhood
 
 from tests.fixtures.gitrepo import make_repo

@@ -48,7 +48,7 @@ def test_importing_spider_writes_nothing(tmp_path):
     """Configuration and state are touched at the doors, never on import (the graph format used to be computed,
     and its cache written into SPIDER_HOME, when spider.indexer.parse.cache was imported)."""
     home = tmp_path / "home"
-    modules = "spider.indexer, spider.query, spider.indexer.pipeline.index, spider.cli.main, spider.query.mcp"
+    modules = "spider.indexer, spider.query, spider.indexer.pipeline.stages, spider.cli.main, spider.query.mcp"
     subprocess.run([sys.executable, "-c", f"import {modules}"], check=True,
                    env={**os.environ, "SPIDER_HOME": str(home)})
     assert not home.exists()

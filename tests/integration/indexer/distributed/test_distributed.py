@@ -17,8 +17,8 @@ import pytest
 import redis
 from spider.core.settings import Settings
 from spider.indexer.graph import jobs, neo4j_local
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 
 from tests.fixtures.gitrepo import make_repo

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spider.indexer.distributed import tasks
 from spider.indexer.graph import jobs
-from spider.indexer.pipeline import index as pipeline
+from spider.indexer.pipeline import stages
 from spider.indexer.pipeline.index import index_repository
 
 from tests.fixtures.gitrepo import make_repo
@@ -18,7 +18,7 @@ def _canonical(graph: tuple[list[dict], list[dict]]) -> tuple[list[str], list[st
 
 
 def test_eager_chord_writes_the_same_graph_as_the_local_run(tmp_path, store, repo_name, monkeypatch):
-    monkeypatch.setattr(pipeline, "BATCH_FILES", 2)  # several parse tasks in the chord
+    monkeypatch.setattr(stages, "BATCH_FILES", 2)  # several parse tasks in the chord
     files = {**FIXTURES["python"].files, **FIXTURES["java"].files}
     root, sha = make_repo(tmp_path / "repo", files)
     assert tasks.app.conf.task_always_eager
@@ -38,7 +38,7 @@ def test_eager_chord_writes_the_same_graph_as_the_local_run(tmp_path, store, rep
 
 def test_eager_chord_indexes_a_new_commit_incrementally_and_equals_the_full_rebuild(tmp_path, store, repo_name,
                                                                                    monkeypatch):
-    monkeypatch.setattr(pipeline, "BATCH_FILES", 2)
+    monkeypatch.setattr(stages, "BATCH_FILES", 2)
     root, first = make_repo(tmp_path / "repo", {**FIXTURES["python"].files})
     tasks.index_commit(str(root), repo=repo_name)[1].get()
     changed = next(iter(FIXTURES["python"].files))

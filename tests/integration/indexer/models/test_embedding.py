@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from spider.core.errors import SpiderError
 from spider.core.settings import EMBED_MODEL_ENV
-from spider.indexer.vectors import embedding, model_build
-from spider.indexer.vectors.embedding import BATCH_SIZE, function_text, open_embedder, prepare_model, register_model
+from spider.indexer.models import embedding, model_build
+from spider.indexer.models.embedding import BATCH_SIZE, function_text, open_embedder, prepare_model, register_model
 
 from tests.fixtures.tiny_model import build_tiny_model
 

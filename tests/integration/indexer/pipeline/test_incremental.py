@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
+from spider.indexer.models.embedding import open_embedder
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.vectors.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION
 from spider.query.retrieve.dense import snapshot_members

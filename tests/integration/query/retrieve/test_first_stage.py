@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from spider.indexer.models.embedding import register_model
 from spider.indexer.pipeline.index import index_repository
-from spider.indexer.vectors.embedding import register_model
 from spider.query.retrieve.first_stage import Origin, first_stage
 
 from tests.fixtures.gitrepo import make_repo

@@ -13,11 +13,12 @@ import pytest
 from qdrant_client import QdrantClient
 from spider.core.settings import Neo4jSettings, snapshot_cache_dir
 from spider.indexer.graph.versions import hold_repository
-from spider.indexer.pipeline.index import graph_of, index_repository, no_progress, parse_all
+from spider.indexer.models.embedding import Embedder, open_embedder
+from spider.indexer.pipeline.index import index_repository
 from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import graph_of, no_progress, parse_all
 from spider.indexer.source.walk import open_commit, select_files
 from spider.indexer.vectors.embed_stage import embed_snapshot
-from spider.indexer.vectors.embedding import Embedder, open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.server import QdrantServerStore
 from spider.indexer.vectors.store import VectorStore, collection_name

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spider.core.errors import SpiderError
 from spider.core.settings import EMBED_MODEL_ENV
-from spider.indexer.vectors import embedding, model_build
-from spider.indexer.vectors.embedding import (
+from spider.indexer.models import embedding, model_build
+from spider.indexer.models.embedding import (
     CHARS_PER_TOKEN,
     DEFAULT_MODEL,
     ModelSpec,

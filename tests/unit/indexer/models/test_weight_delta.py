@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from spider.core.errors import InvalidInput
-from spider.indexer.vectors.weight_delta import (
+from spider.indexer.models.weight_delta import (
     LEVELS,
     ROW_THRESHOLD,
     apply_delta,

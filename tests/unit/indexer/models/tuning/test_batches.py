@@ -6,7 +6,7 @@ import random
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.indexer.tuning.batches import Pair, batches_without_repeats
+from spider.indexer.models.tuning.batches import Pair, batches_without_repeats
 
 PAIRS = st.lists(st.builds(Pair, st.sampled_from("abcdefgh"), st.sampled_from("pqrstuvwxyz")), max_size=60)
 

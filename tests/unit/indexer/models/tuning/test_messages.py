@@ -1,7 +1,7 @@
 """Commit messages cleaned into training text (`indexer.tuning.messages`)."""
 
 import pytest
-from spider.indexer.tuning.messages import Skip, clean_message
+from spider.indexer.models.tuning.messages import Skip, clean_message
 
 HUMAN = "Ada <ada@example.org>"
 

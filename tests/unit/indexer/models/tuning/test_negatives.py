@@ -7,8 +7,8 @@ import random
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.indexer.tuning.batches import Pair
-from spider.indexer.tuning.negatives import false_negative_mask, same_file_negatives, touched_functions
+from spider.indexer.models.tuning.batches import Pair
+from spider.indexer.models.tuning.negatives import false_negative_mask, same_file_negatives, touched_functions
 
 
 def pair(commit: str, function: str, repo: str = "org/app") -> Pair:

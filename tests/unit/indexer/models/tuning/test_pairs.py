@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from spider.cli.main import main as spider
-from spider.indexer.tuning.pairs import PairsRun, build_pairs, is_validation
+from spider.indexer.models.tuning.pairs import PairsRun, build_pairs, is_validation
 
 from tests.fixtures.gitrepo import git, make_repo, write_files
 

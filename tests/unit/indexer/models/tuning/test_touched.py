@@ -1,7 +1,7 @@
 """Which functions a diff changes (`indexer.tuning.touched`): a changed line inside the body, not a neighbour."""
 
 import pytest
-from spider.indexer.tuning.touched import Hunk, hunks_of, touches
+from spider.indexer.models.tuning.touched import Hunk, hunks_of, touches
 
 DIFF = b"""diff --git a/a.py b/a.py
 index 1111111..2222222 100644

@@ -1,0 +1,163 @@
+"""Index one commit: select files -> parse (parallel) -> resolve the graph -> write -> embed -> mark complete.
+
+The stages are the plain functions of `pipeline.stages`, which the Celery tasks (`indexer.distributed.tasks`) share;
+this module is the local, in-process run that wires them.
+
+Incremental indexing: when a snapshot of the repository is already indexed (`indexer.pipeline.base_snapshot`), files
+unchanged since it are not parsed (their facts come from `indexer.parse.cache`, their nodes' digests from the
+base's), only the files whose reads the commit changed are resolved again (`indexer.resolve.incremental`), only
+the snapshot's difference from the repository's head is written (`indexer.graph.versions`), and only functions the
+head does not hold are embedded. The graph is the full rebuild's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import nullcontext
+from dataclasses import replace
+
+from spider.indexer.graph.snapshot import Snapshot
+from spider.indexer.graph.store import GraphStore
+from spider.indexer.models.embedding import open_embedder, open_embedder_in_background, resolve_spec
+from spider.indexer.parse.cache import graph_format
+from spider.indexer.pipeline.base_snapshot import choose_base
+from spider.indexer.pipeline.report import IndexReport
+from spider.indexer.pipeline.stages import (
+    Progress,
+    collect_outcomes,
+    cyclic_gc_paused,
+    earlier_resolution,
+    embed_graph,
+    embedded_with,
+    functions_to_embed,
+    graph_of,
+    no_progress,
+    stored_functions,
+    write_graph,
+)
+from spider.indexer.source.walk import default_repo_name, open_commit, select_files
+from spider.indexer.vectors.embed_stage import recorded_here
+from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import VectorStore, collection_name
+
+
+def is_indexed(state: Snapshot | None, model: str | None) -> bool:
+    """Whether a snapshot in `state` (`GraphStore.snapshot_state`) already holds what indexing would write, with
+    vectors of the embedding model `model` (None: no vectors wanted): a snapshot indexed with --no-embed, or
+    embedded with another model or fewer windows of code (`embedded_with`), is embedded again; one written
+    before versioning (no `seq`) or by a spider that reads code otherwise (another `graph_format()`: a language
+    added, a resolver fixed) is indexed again."""
+    return bool(state and state.complete and state.versioned and state.graph_format == graph_format()
+                and (model is None or embedded_with(state.embedding, model)))
+
+
+def recall_indexed(
+    store: GraphStore, report: IndexReport, model: str | None, progress: Progress = no_progress,
+    vectors: VectorStore | None = None,
+) -> IndexReport | None:
+    """The report of `report`'s snapshot from what it stored, if its graph is what indexing would write
+    (`is_indexed`), with vectors of the embedding model `model` (None: none wanted). Its vectors are checked in
+    this vector store (`vectors`, or the one opened here), not trusted from the graph: what the store lacks (the
+    snapshot was embedded into another store, or with another model, or not at all) is embedded, and reported
+    so, and the model and the store are recorded on the snapshot."""
+    state = store.snapshot_state(report.repo, report.snapshot)
+    if state is None or not is_indexed(state, None):
+        return None
+    started = time.perf_counter()
+    stats = state.stats or {}
+    recalled = IndexReport(report.repo, report.snapshot, report.rev, already_indexed=True,
+                           files_parsed=stats.get("files_parsed", 0), other_files=stats.get("other_files", 0),
+                           embedding=state.embedding)
+    for key in ("nodes", "relationships", "skipped", "warnings", "resolutions"):
+        getattr(recalled, key).update(stats.get(key, {}))
+    if model is None:
+        return recalled
+    embedding = state.embedding if is_indexed(state, model) else None
+    embedder = None
+    if embedding is None:  # not embedded, or with another model: all the wanted model's store lacks is embedded
+        embedder = open_embedder(model)
+        name, dim = embedder.name, embedder.dim
+    else:
+        name, dim = embedding.model, embedding.dim
+    held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
+    with nullcontext(held) if held is not None else open_vector_store(name, dim) as here:
+        if embedding is not None and recorded_here(embedding, here):
+            hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
+                                                                     snapshot=report.snapshot)]
+            if here.holds_all(report.repo, hashes, thorough=False):
+                return recalled
+        # Every window of every function is looked up here (a store an older spider filled holds first windows).
+        functions = stored_functions(store, report.repo, report.snapshot)
+        embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name), progress, vectors=here)
+        kept = embedding.stores or () if embedding is not None else ()
+        stores = (*(s for s in kept if s != here.store_id), here.store_id)
+        if embedding is not None and not embedded.embedded and not embedded.later_windows:
+            recalled.embedding = replace(embedding, stores=stores)  # all there: as recorded, and here
+        else:
+            recalled.embedding = replace(embedded, stores=stores)
+            recalled.already_indexed = False
+            recalled.seconds["total"] = round(time.perf_counter() - started, 3)
+        store.run_named("snapshot_embedding", repo=report.repo, snapshot=report.snapshot,
+                        stats=json.dumps({**stats, "embedding": recalled.embedding.to_json()}))
+    return recalled
+
+
+def index_repository(
+    store: GraphStore,
+    path: str,
+    repo: str | None = None,
+    rev: str | None = None,
+    force: bool = False,
+    progress: Progress = no_progress,
+    embed: bool = True,
+    model: str | None = None,
+    full: bool = False,
+) -> IndexReport:
+    """Index one commit: graph, then (unless embed=False) vectors; complete only when both are written.
+    Incremental against the closest indexed snapshot of the repository unless `full`."""
+    started = time.perf_counter()
+    commit = open_commit(path, rev)
+    report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
+    wanted = resolve_spec(model).name if embed else None
+    if not force and (recalled := recall_indexed(store, report, wanted, progress)):
+        return recalled
+    with cyclic_gc_paused():
+        # A missing model fails before any work is done; the model loads meanwhile.
+        embedder = open_embedder_in_background(model) if embed else None
+        t = time.perf_counter()
+        selection = select_files(commit)
+        base = None if full else choose_base(store, commit, report.repo, selection.files)
+        # So does a vector store another process holds. An incremental run is short and keeps it; a full one
+        # lets it go while it parses and resolves (queries can use it meanwhile), then takes it again.
+        vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
+        if vectors is not None and base is None:
+            vectors.close()
+            vectors = None
+        try:
+            outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
+            report.seconds["parse"] = round(time.perf_counter() - t, 3)
+            t = time.perf_counter()
+            graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
+            report.seconds["resolve"] = round(time.perf_counter() - t, 3)
+            if embedder is not None and vectors is None:
+                # Held from before the graph is written until the snapshot is complete: a run that loses the
+                # store to another process fails here, having written nothing, and never after its write.
+                vectors = open_vector_store(embedder.name, embedder.dim)
+            if not force and (recalled := recall_indexed(store, report, wanted, progress, vectors)):
+                return recalled  # indexed meanwhile by the run that held the store
+            t = time.perf_counter()
+            created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
+            report.seconds["write"] = round(time.perf_counter() - t, 3)
+            if embedder is not None:
+                assert vectors is not None  # opened with the embedder, above
+                t = time.perf_counter()
+                functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
+                embed_graph(store, report, functions, embedder, progress, shared, vectors)
+                report.seconds["embed"] = round(time.perf_counter() - t, 3)
+            report.seconds["total"] = round(time.perf_counter() - started, 3)
+            store.complete_snapshot(report.repo, report.snapshot, report.stats())
+        finally:
+            if vectors is not None:
+                vectors.close()
+    return report
