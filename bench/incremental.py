@@ -32,8 +32,8 @@ from spider.indexer.graph.snapshot_diff import diff_contents, read_contents
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.versions import delete_snapshot
 from spider.indexer.languages import language_of
-from spider.indexer.parse.cache import graph_format
 from spider.indexer.pipeline.delete import delete_snapshot as delete_snapshot_and_vectors
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.pipeline.index import index_repository
 from spider.indexer.pipeline.report import IndexReport
 

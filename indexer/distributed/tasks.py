@@ -25,10 +25,11 @@ from spider.core.schema import Label
 from spider.core.settings import CelerySettings, Settings
 from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.languages.dispatch import outcome_from_dict, outcome_to_dict
 from spider.indexer.models.embedding import open_embedder
 from spider.indexer.parse.cache import open_parse_cache
+from spider.indexer.parse.facts import outcome_from_dict, outcome_to_dict
 from spider.indexer.pipeline.base_snapshot import BaseSnapshot, base_at, choose_base
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.pipeline.report import IndexReport, VersionsWritten
 from spider.indexer.pipeline.stages import (
     batches,
@@ -110,7 +111,7 @@ def parse_batch_task(git_dir: str, sha: str, rev: str, files: list[list], job_id
     commit = Commit(Path(git_dir), sha, rev)
     sources = [SourceFile(*f) for f in files]
     outcomes = parse_batch(commit, sources)
-    with open_parse_cache() as cache:
+    with open_parse_cache(graph_format()) as cache:
         cache.put_many(zip((f.parsed_as for f in sources), outcomes))
     parsed = [outcome_to_dict(o) for o in outcomes]
     if job_id:

@@ -45,7 +45,7 @@ class Snapshot:
 
     @property
     def graph_format(self) -> str | None:
-        """`indexer.parse.cache.graph_format()` of the spider that wrote it (None: not recorded)."""
+        """`indexer.pipeline.graph_format.graph_format()` of the spider that wrote it (None: not recorded)."""
         value = (self.stats or {}).get("graph_format")
         return value if isinstance(value, str) else None
 

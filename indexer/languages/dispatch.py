@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass, field
 
 from spider.indexer.languages import extractor_for, is_generated
-from spider.indexer.parse.facts import FileFacts, facts_from_dict, facts_to_dict
+from spider.indexer.parse.facts import NESTED_TOO_DEEP, ParseOutcome
 
-UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
-NESTED_TOO_DEEP = "nested deeper than the parser follows: parsed in part"
 _MINIFIED_LINE = 5_000  # a line this long in a file with few lines: machine-written
 _MINIFIED_AVERAGE = 500
 # UTF-32 before UTF-16: the UTF-32 LE mark starts with the UTF-16 LE one
 _BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32-LE"), (codecs.BOM_UTF32_BE, "UTF-32-BE"),
                      (codecs.BOM_UTF16_LE, "UTF-16-LE"), (codecs.BOM_UTF16_BE, "UTF-16-BE"), (codecs.BOM_UTF8, "UTF-8"))
-
-
-@dataclass(slots=True)
-class ParseOutcome:
-    path: str
-    facts: FileFacts | None = None
-    code: str | None = None  # the file's text (File node `code`)
-    skipped: str | None = None  # reason, when facts is None
-    warnings: list[str] = field(default_factory=list)  # parsed, but: "syntax errors", "invalid UTF-8", ...
 
 
 def _looks_minified(data: bytes) -> bool:
@@ -73,15 +61,3 @@ def parse_file(path: str, data: bytes, language: str | None = None) -> ParseOutc
     if facts.syntax_errors:
         warnings.append(NESTED_TOO_DEEP if facts.nesting_too_deep else "syntax errors")
     return ParseOutcome(path, facts=facts, code=code, warnings=warnings)
-
-
-def outcome_to_dict(outcome: ParseOutcome) -> dict:
-    return {
-        "path": outcome.path, "facts": facts_to_dict(outcome.facts) if outcome.facts else None,
-        "code": outcome.code, "skipped": outcome.skipped, "warnings": outcome.warnings,
-    }
-
-
-def outcome_from_dict(data: dict) -> ParseOutcome:
-    facts = facts_from_dict(data["facts"]) if data["facts"] else None
-    return ParseOutcome(data["path"], facts, data["code"], data["skipped"], data["warnings"])

@@ -1,9 +1,9 @@
 """Parse results of (path, blob) pairs kept between index runs, so re-indexing a commit parses only what changed.
 
 What a file parses to depends only on its path, its bytes (the git blob) and the code that turns them into a
-graph; `graph_format()` fingerprints that code (the extractors, the graph builder and resolver, the tree-sitter
-grammars; its syntax trees, so edited comments and docstrings change nothing), so a new spider version never reuses
-a stale result, a saved resolution state or a snapshot another format wrote. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
+graph; `pipeline.graph_format.graph_format()` fingerprints that code (the extractors, the graph builder and resolver,
+the tree-sitter grammars; its syntax trees, so edited comments and docstrings change nothing), and a cache keeps the
+results of one format, so a new spider version never reuses a stale result. The cache holds what resolution needs and the file's counts, not source text: a cached file's nodes are
 the base snapshot's (`indexer.pipeline.index`), never rebuilt.
 
 One SQLite file under the spider home (`SPIDER_PARSE_CACHE` overrides; `off` disables it). Any process may read
@@ -15,33 +15,20 @@ the results read or written longest ago go first (SQLite reuses their pages, so 
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import functools
-import hashlib
-import json
 import os
 import pickle
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
-from spider.core.cache_files import write_atomically
 from spider.core.records import content_hash, entity_id
 from spider.core.schema import Label
 from spider.core.settings import PARSE_CACHE_MB, Settings, spider_home
-from spider.indexer.languages.dispatch import UNREADABLE_BLOB, ParseOutcome
+from spider.indexer.parse.facts import UNREADABLE_BLOB, ParseOutcome
 
-_SOURCES = Path(__file__).parents[1]  # indexer/
-_FORMAT_MODULES = ("source/walk.py", "parse/facts.py", "parse/treesitter.py", "resolve", "core/records.py",
-                   "core/schema.py", "languages")
-_QUERY_ONLY = "frames.py"  # a language's stack-trace reader reads issues, not code: no node depends on it
-_GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
-             "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust",
-             "tree-sitter-cpp")
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
 _SCHEMA = "2"  # 2: rows carry `used`, the last run that read or wrote them
 _DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})  # the file is no sound SQLite database
@@ -58,59 +45,6 @@ def _make_private(location: Path) -> None:
     """The file is its owner's only (SQLite's journals copy its mode), also when it was made before this rule."""
     os.close(os.open(location, os.O_WRONLY | os.O_CREAT, 0o600))
     os.chmod(location, 0o600)
-
-
-def code_fingerprint(sources: dict[str, bytes]) -> str:
-    """What the modules do, not how they are commented: a digest of their syntax trees without docstrings (so an
-    edited comment does not make every cached parse and every base snapshot useless)."""
-    digest = hashlib.sha256()
-    for name, source in sorted(sources.items()):
-        tree = ast.parse(source)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-                first = node.body[0]
-                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                        and isinstance(first.value.value, str):
-                    node.body = node.body[1:] or [ast.Pass()]
-        digest.update(name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
-    return digest.hexdigest()
-
-
-def format_sources() -> dict[str, bytes]:
-    """The modules whose code decides what a snapshot's graph holds, by path under indexer/."""
-    sources = {}
-    for name in _FORMAT_MODULES:
-        target = _SOURCES / name
-        for source in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
-            if source.name != _QUERY_ONLY:
-                sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
-    return sources
-
-
-@functools.cache
-def graph_format() -> str:
-    """The fingerprint of the format code and the grammars' versions: equal formats, equal (path, blob) -> equal
-    nodes; stored in each snapshot's stats. Parsing the code's syntax trees takes ~0.2 s, so the fingerprint is kept
-    in the spider home, keyed by the sources' bytes; computed when first asked for, never on import (importing
-    spider writes nothing)."""
-    sources = format_sources()
-    grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
-    written = hashlib.sha256(grammars.encode())
-    for name, content in sorted(sources.items()):
-        written.update(name.encode() + b"\0" + content + b"\0")
-    kept = spider_home() / "graph-format.json"
-    try:
-        known = json.loads(kept.read_text())
-        if known["sources"] == written.hexdigest():
-            return known["format"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{grammars}".encode()).hexdigest()[:16]
-    try:
-        write_atomically(kept, json.dumps({"sources": written.hexdigest(), "format": fingerprint}).encode())
-    except OSError:  # a read-only home: computed again next time
-        pass
-    return fingerprint
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,16 +102,15 @@ def function_hashes(outcome: ParseOutcome) -> dict[str, str]:
     return {eid: content_hash(eid, e.code) for eid, e in ids}
 
 
-def _key(path: str, blob: str) -> str:
-    return f"{graph_format()}:{blob}:{path}"
-
-
 class ParseCache:
-    """`location` None: a cache that misses every lookup and stores nothing. Holds at most `max_bytes` of results.
-    A damaged file is started afresh, whether opening finds it or a lookup or a store does; `rebuilt` says so."""
+    """`location` None: a cache that misses every lookup and stores nothing. It keeps results of one `graph_format`
+    (`pipeline.graph_format`), and at most `max_bytes` of them. A damaged file is started afresh, whether opening
+    finds it or a lookup or a store does; `rebuilt` says so."""
 
-    def __init__(self, location: str | os.PathLike | None, max_bytes: int = PARSE_CACHE_MB << 20) -> None:
+    def __init__(self, location: str | os.PathLike | None, graph_format: str,
+                 max_bytes: int = PARSE_CACHE_MB << 20) -> None:
         self.location = Path(location) if location is not None else None
+        self.graph_format = graph_format
         self.connection: sqlite3.Connection | None = None
         self.max_bytes = max_bytes
         self.rebuilt = False
@@ -236,11 +169,14 @@ class ParseCache:
 
     def _forget_other_formats(self) -> None:
         """Results of another graph format are never read again: drop them when the format changes."""
-        if self._meta("graph_format") != graph_format():
+        if self._meta("graph_format") != self.graph_format:
             with self._db:
                 self._db.execute("DELETE FROM parses WHERE substr(key, 1, ?) != ?",
-                                        (len(graph_format()) + 1, f"{graph_format()}:"))
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (graph_format(),))
+                                 (len(self.graph_format) + 1, f"{self.graph_format}:"))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('graph_format', ?)", (self.graph_format,))
+
+    def _key(self, path: str, blob: str) -> str:
+        return f"{self.graph_format}:{blob}:{path}"
 
     def get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
         """What is cached of the given (path, blob) pairs, by path; misses are absent. A cache that fails (locked
@@ -254,7 +190,7 @@ class ParseCache:
             return {}
 
     def _get_many(self, files: Iterable[tuple[str, str]]) -> dict[str, CachedParse]:
-        wanted = {_key(path, blob): path for path, blob in files}
+        wanted = {self._key(path, blob): path for path, blob in files}
         keys = list(wanted)
         found: dict[str, CachedParse] = {}
         for start in range(0, len(keys), _KEYS_PER_QUERY):
@@ -288,7 +224,7 @@ class ParseCache:
             self._recover(error)
 
     def _put_many(self, outcomes: Iterable[tuple[str, ParseOutcome]]) -> None:
-        rows = [(_key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
+        rows = [(self._key(o.path, blob), pickle.dumps(CachedParse(without_code(o), function_hashes(o)), protocol=5),
                  self.run) for blob, o in outcomes if o.skipped != UNREADABLE_BLOB]
         if rows:
             with self._db:
@@ -323,14 +259,15 @@ class ParseCache:
         self.close()
 
 
-def open_parse_cache() -> ParseCache:
+def open_parse_cache(graph_format: str) -> ParseCache:
+    """The cache the settings name (SPIDER_PARSE_CACHE), of results of `graph_format`."""
     caches = Settings.from_env().caches
     setting = caches.parse_cache
     if setting.lower() == "off":
-        return ParseCache(None)
+        return ParseCache(None, graph_format)
     location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
     location.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return ParseCache(location, caches.parse_cache_max_mb << 20)
+        return ParseCache(location, graph_format, caches.parse_cache_max_mb << 20)
     except (OSError, sqlite3.Error):  # unwritable or someone else's: index without it rather than fail
-        return ParseCache(None)
+        return ParseCache(None, graph_format)

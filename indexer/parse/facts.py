@@ -16,6 +16,8 @@ from spider.core.schema import Label
 SELF = "<self>"  # receiver `self`/`this`/`cls`: the enclosing class
 SUPER = "<super>"  # receiver `super()`/`super`: the enclosing class's bases
 EXPR = "<expr>"  # receiver that is no name (`f().m()`, `a[0].m()`): only a repo-unique method name can match
+UNREADABLE_BLOB = "blob corrupt or unreadable in the git object store"  # not the file's fault: never cached
+NESTED_TOO_DEEP = "nested deeper than the parser follows: parsed in part"
 
 
 def pickled_by_fields(cls: type) -> type:
@@ -173,3 +175,24 @@ def facts_from_dict(data: dict) -> FileFacts:
         nesting_too_deep=data["nesting_too_deep"],
         module=data["module"],
     )
+
+
+@dataclass(slots=True)
+class ParseOutcome:
+    path: str
+    facts: FileFacts | None = None
+    code: str | None = None  # the file's text (File node `code`)
+    skipped: str | None = None  # reason, when facts is None
+    warnings: list[str] = field(default_factory=list)  # parsed, but: "syntax errors", "invalid UTF-8", ...
+
+
+def outcome_to_dict(outcome: ParseOutcome) -> dict:
+    return {
+        "path": outcome.path, "facts": facts_to_dict(outcome.facts) if outcome.facts else None,
+        "code": outcome.code, "skipped": outcome.skipped, "warnings": outcome.warnings,
+    }
+
+
+def outcome_from_dict(data: dict) -> ParseOutcome:
+    facts = facts_from_dict(data["facts"]) if data["facts"] else None
+    return ParseOutcome(data["path"], facts, data["code"], data["skipped"], data["warnings"])

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from spider.core.errors import RevisionNotFound
 from spider.indexer.graph.store import GraphStore
-from spider.indexer.parse.cache import graph_format
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.source.walk import Commit, SourceFile, commit_in, select_files
 
 CANDIDATES = 4  # newest eligible snapshots compared when no parent is indexed; the fewest changed files wins

@@ -20,8 +20,8 @@ from dataclasses import replace
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import open_embedder, open_embedder_in_background, resolve_spec
-from spider.indexer.parse.cache import graph_format
 from spider.indexer.pipeline.base_snapshot import choose_base
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.pipeline.stages import (
     Progress,

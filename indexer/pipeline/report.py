@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from spider.core.records import EmbedStats
-from spider.indexer.parse.cache import graph_format
+from spider.indexer.pipeline.graph_format import graph_format
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,12 @@ from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
-from spider.indexer.languages.dispatch import UNREADABLE_BLOB, ParseOutcome, parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.models.embedding import Embedder
-from spider.indexer.parse.cache import graph_format, open_parse_cache
-from spider.indexer.parse.facts import FileFacts
+from spider.indexer.parse.cache import open_parse_cache
+from spider.indexer.parse.facts import UNREADABLE_BLOB, FileFacts, ParseOutcome
 from spider.indexer.pipeline.base_snapshot import BaseSnapshot
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.pipeline.report import IncrementalRun, IndexReport, VersionsWritten
 from spider.indexer.resolve.codegraph import build_graph, keeps_file
 from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
@@ -105,7 +106,7 @@ def collect_outcomes(
     functions' content hashes, and records the incremental run on the report."""
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
-    with open_parse_cache() as cache:
+    with open_parse_cache(graph_format()) as cache:
         cached = cache.get_many((f.path, f.parsed_as) for f in reusable)
         todo = [f for f in files if f.path not in parsed and f.path not in cached]
         fresh = parse_all(commit, todo, progress)

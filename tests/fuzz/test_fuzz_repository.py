@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spider.indexer.languages.dispatch import ParseOutcome, outcome_to_dict, parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.parse.cache import function_hashes
+from spider.indexer.parse.facts import ParseOutcome, outcome_to_dict
 from spider.indexer.pipeline.report import IndexReport
 from spider.indexer.pipeline.stages import graph_of
 from spider.indexer.resolve.codegraph import keeps_file

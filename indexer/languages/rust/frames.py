@@ -1,6 +1,6 @@
 """How a Rust backtrace names functions, read from an issue's text.
 
-Query-side only: the graph's format (`parse.cache.graph_format()`) does not fingerprint `frames.py` modules, so a
+Query-side only: the graph's format (`pipeline.graph_format.graph_format()`) does not fingerprint `frames.py` modules, so a
 change here re-resolves no snapshot."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from spider.indexer.languages.dispatch import NESTED_TOO_DEEP
+from spider.indexer.parse.facts import NESTED_TOO_DEEP
 
 from tests.fixtures.gitrepo import make_repo
 from tests.integration.helpers import IN_SNAPSHOT, index_json, row_set, unique_name

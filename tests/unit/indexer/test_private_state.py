@@ -40,13 +40,13 @@ def test_parse_cache_file_is_private(monkeypatch, tmp_path):
     location.touch(mode=0o644)
     location.chmod(0o644)  # one made before the rule
     monkeypatch.setenv("SPIDER_PARSE_CACHE", str(location))
-    with open_parse_cache():
+    with open_parse_cache("a-format"):
         assert stat.S_IMODE(location.stat().st_mode) == 0o600
 
 
 def test_importing_spider_writes_nothing(tmp_path):
     """Configuration and state are touched at the doors, never on import (the graph format used to be computed,
-    and its cache written into SPIDER_HOME, when spider.indexer.parse.cache was imported)."""
+    and its cache written into SPIDER_HOME, when its module was imported)."""
     home = tmp_path / "home"
     modules = "spider.indexer, spider.query, spider.indexer.pipeline.stages, spider.cli.main, spider.query.mcp"
     subprocess.run([sys.executable, "-c", f"import {modules}"], check=True,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from spider.core.errors import CorruptRepository
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.parse.cache import graph_format
 from spider.indexer.pipeline.base_snapshot import base_at, choose_base
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.source.walk import open_commit, select_files
 
 from tests.fixtures.gitrepo import git, make_repo

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spider.indexer.graph.snapshot import Snapshot
-from spider.indexer.parse.cache import graph_format
+from spider.indexer.pipeline.graph_format import graph_format
 from spider.indexer.pipeline.index import is_indexed
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from spider.indexer.languages.dispatch import NESTED_TOO_DEEP, parse_file
+from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.python.extract import extract
+from spider.indexer.parse.facts import NESTED_TOO_DEEP
 
 from tests.unit.indexer.languages.annotated import case_files, check, read_case
 

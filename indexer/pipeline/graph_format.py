@@ -1,0 +1,77 @@
+"""The graph's format: a fingerprint of the code that decides what a snapshot's graph holds (the extractors, the
+graph builder and resolver, the shared records, the tree-sitter grammars' versions). Equal formats, equal
+(path, blob) -> equal nodes; a new format never reuses a cached parse, a saved resolution state or a base snapshot
+another format wrote."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+
+from spider.core.cache_files import write_atomically
+from spider.core.settings import spider_home
+
+_SOURCES = Path(__file__).parents[1]  # indexer/
+_FORMAT_MODULES = ("source/walk.py", "parse/facts.py", "parse/treesitter.py", "resolve", "core/records.py",
+                   "core/schema.py", "languages")
+_QUERY_ONLY = "frames.py"  # a language's stack-trace reader reads issues, not code: no node depends on it
+_GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
+             "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust",
+             "tree-sitter-cpp")
+
+
+def code_fingerprint(sources: dict[str, bytes]) -> str:
+    """What the modules do, not how they are commented: a digest of their syntax trees without docstrings (so an
+    edited comment does not make every cached parse and every base snapshot useless)."""
+    digest = hashlib.sha256()
+    for name, source in sorted(sources.items()):
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                        and isinstance(first.value.value, str):
+                    node.body = node.body[1:] or [ast.Pass()]
+        digest.update(name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def format_sources() -> dict[str, bytes]:
+    """The modules whose code decides what a snapshot's graph holds, by path under indexer/."""
+    sources = {}
+    for name in _FORMAT_MODULES:
+        target = _SOURCES / name
+        for source in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
+            if source.name != _QUERY_ONLY:
+                sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
+    return sources
+
+
+@functools.cache
+def graph_format() -> str:
+    """The fingerprint of the format code and the grammars' versions: equal formats, equal (path, blob) -> equal
+    nodes; stored in each snapshot's stats. Parsing the code's syntax trees takes ~0.2 s, so the fingerprint is kept
+    in the spider home, keyed by the sources' bytes; computed when first asked for, never on import (importing
+    spider writes nothing)."""
+    sources = format_sources()
+    grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
+    written = hashlib.sha256(grammars.encode())
+    for name, content in sorted(sources.items()):
+        written.update(name.encode() + b"\0" + content + b"\0")
+    kept = spider_home() / "graph-format.json"
+    try:
+        known = json.loads(kept.read_text())
+        if known["sources"] == written.hexdigest():
+            return known["format"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{grammars}".encode()).hexdigest()[:16]
+    try:
+        write_atomically(kept, json.dumps({"sources": written.hexdigest(), "format": fingerprint}).encode())
+    except OSError:  # a read-only home: computed again next time
+        pass
+    return fingerprint
