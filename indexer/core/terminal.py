@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spider.core.redact import redact
+
 # C0 and C1 controls, DEL, and the bidirectional marks, overrides and isolates that reorder what is shown
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -12,6 +14,17 @@ def printable(text: str) -> str:
     """`text` with each control character shown as its escape (ESC as \\x1b, a newline as \\n), so a name cannot
     clear the screen, set the window title, move the cursor, forge a line or reverse what follows it."""
     return _CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
+def one_line(text: str) -> str:
+    """What a message may show: its first line, secrets masked, control characters as escapes."""
+    lines = text.strip().splitlines()
+    return printable(redact(lines[0] if lines else ""))
+
+
+def squeezed(text: object) -> str:
+    """`text` on one line, each run of whitespace one space: how an engine's message is quoted inside spider's."""
+    return " ".join(str(text).split())
 
 
 def render_table(header: list[str], rows: list[list[str]], max_cell: int | None = 60, rule: bool = True) -> str:

@@ -29,6 +29,7 @@ from spider.core.errors import (
 )
 from spider.core.records import EmbedStats, GraphNode
 from spider.core.settings import Neo4jSettings
+from spider.core.terminal import squeezed
 from spider.indexer.graph.snapshot import Snapshot
 
 BATCH = 2000
@@ -76,7 +77,7 @@ def graph_failure(error: BaseException, neo4j_settings: Neo4jSettings | None) ->
         return ServiceUnavailable(f"Neo4j at {neo4j_settings.uri} stopped answering: check that it runs and is "
                                   "reachable, then try again")
     if isinstance(error, TransientError):
-        reason = " ".join((error.message or "").split())[:300]
+        reason = squeezed(error.message or "")[:300]
         if error.code == MEMORY_POOL:
             return LimitExceeded(f"the query needed more memory than Neo4j lets a transaction use ({reason}): "
                                  "narrow it (a LIMIT, fewer hops, no collect() of everything), or raise that limit")

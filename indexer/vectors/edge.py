@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from spider.core.cache_files import write_atomically
 from spider.core.errors import ConfigurationError, CorruptStore, OutOfSpace, ServiceUnavailable, StoreBusy
+from spider.core.terminal import squeezed
 from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
 from spider.indexer.vectors.edge_panics import PanicSafeShard
 from spider.indexer.vectors.store import (
@@ -33,7 +34,6 @@ from spider.indexer.vectors.store import (
     STORE_ID_FILE,
     VectorStore,
     counted_vectors,
-    squeeze_whitespace,
 )
 
 
@@ -107,7 +107,7 @@ class EdgeVectorStore(VectorStore):
                         "or another distance; delete that directory to rebuild it"
                     ) from None
                 raise ServiceUnavailable(
-                    f"cannot open the local vector store {self.directory}: {squeeze_whitespace(message)}"
+                    f"cannot open the local vector store {self.directory}: {squeezed(message)}"
                 ) from None
 
     def _ensure_space(self, needed: int, doing: str) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from spider.core.errors import CorruptStore
+from spider.core.terminal import squeezed
 
 _STDERR = threading.Lock()  # file descriptor 2 is the process's: one engine call at a time holds it
 _SERVICE_ERROR = "Service runtime error"  # how the engine words a failure of its own storage, not of its input
@@ -32,7 +33,7 @@ def is_panic(error: BaseException) -> bool:
 
 
 def corrupt_store(directory: Path, panic: BaseException) -> CorruptStore:
-    detail = " ".join(str(panic).split())[:200]
+    detail = squeezed(panic)[:200]
     return CorruptStore(f"the local vector store {directory} is damaged (its engine failed: {detail}): delete that "
                         "directory, then run `spider index PATH` again for each repository to rebuild it")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 from spider.core.errors import ConfigurationError, ServiceUnavailable
+from spider.core.terminal import squeezed
 from spider.indexer.vectors.store import (
     CONTENT_HASH,
     HIT_FIELDS,
@@ -20,7 +21,6 @@ from spider.indexer.vectors.store import (
     SCROLL_PAGE,
     VectorStore,
     public_url,
-    squeeze_whitespace,
 )
 
 
@@ -68,11 +68,11 @@ class QdrantServerStore(VectorStore):
                 ) from None
             raise ServiceUnavailable(
                 f"the Qdrant server at {self._where} answered HTTP {exc.status_code}: "
-                f"{squeeze_whitespace(exc.content.decode(errors='replace'))[:300]}"
+                f"{squeezed(exc.content.decode(errors='replace'))[:300]}"
             ) from None
         except ResponseHandlingException as exc:
             raise ServiceUnavailable(
-                f"cannot reach the Qdrant server at {self._where} ({squeeze_whitespace(exc.source or exc)}); "
+                f"cannot reach the Qdrant server at {self._where} ({squeezed(exc.source or exc)}); "
                 "check QDRANT_URL, or unset it to use the local vector store"
             ) from None
 

@@ -177,11 +177,6 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
-def squeeze_whitespace(text: object) -> str:
-    """An engine's message on one line (an error spider shows is one line)."""
-    return " ".join(str(text).split())
-
-
 def counted_vectors(count: int) -> str:
     """`1,234 vectors`, `1 vector`."""
     return f"{count:,} vector{'s' * (count != 1)}"

@@ -14,9 +14,8 @@ import click
 from spider.core.errors import SpiderError
 from spider.core.redact import redact, redacted_output
 from spider.core.settings import Settings
-from spider.core.terminal import printable
-from spider.indexer.disk_space import disk_failure
-from spider.indexer.graph.store import graph_failure
+from spider.core.terminal import one_line
+from spider.indexer.failures import foreseen, unexpected
 
 DEBUG = "debug"  # the key of `--debug` in the click context's meta, shared by every command under the root
 EXIT_CODES = {SpiderError: 2}  # a foreseen failure's exit code, by class: the first the error is an instance of
@@ -32,27 +31,6 @@ debug_option = click.option(
     "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_remember_debug,
     help="On an error, also print its traceback (secrets masked). SPIDER_DEBUG=1 does the same.",
 )
-
-
-def one_line(text: str) -> str:
-    """What a message may show: its first line, secrets masked, control characters as escapes."""
-    lines = text.strip().splitlines()
-    return printable(redact(lines[0] if lines else ""))
-
-
-def foreseen(error: BaseException, settings: Settings) -> SpiderError | None:
-    """`error` as the user-facing failure it is, or None for a bug: a SpiderError, or a failure of spider's
-    environment that a library raises in its own class (`graph_failure`: the Neo4j `settings` name gone, its
-    memory limit reached; `disk_failure`: a full disk)."""
-    if isinstance(error, SpiderError):
-        return error
-    return graph_failure(error, settings.neo4j) or disk_failure(error)
-
-
-def unexpected(error: BaseException) -> str:
-    """How a bug is reported: its class and the first line of its message."""
-    detail = one_line(str(error))
-    return f"unexpected {type(error).__name__}{': ' * bool(detail)}{detail}"
 
 
 def _print_traceback(debug: bool) -> None:

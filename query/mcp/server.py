@@ -11,10 +11,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
-from spider.cli.error_handler import foreseen, one_line, unexpected
 from spider.core.redact import redact
 from spider.core.settings import Settings
+from spider.core.terminal import one_line
 from spider.indexer.api import Stores
+from spider.indexer.failures import foreseen, unexpected
 from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, as_json, elided
 from spider.query.mcp.tools import TOOLS, SpiderTools
 
