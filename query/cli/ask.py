@@ -1,4 +1,5 @@
-"""`spider-query`: issue text -> the functions of an indexed snapshot most likely to need edits, each explained."""
+"""`spider query`, also installed as the program `spider-query`: issue text -> the functions of an indexed snapshot
+most likely to need edits, each explained."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
     return text, notes if undecodable else []
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command("query", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("issue", required=False)
 @click.option("--issue-file", type=click.File("rb"), help="Read the issue text from FILE ('-' for stdin).")
 @click.option("--repo", help="Repository as indexed by `spider index` (default: the only one indexed).")
@@ -65,7 +66,7 @@ def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: every field of every result, every selector call.")
 @debug_option
 @fail_cleanly
-def main(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
+def query_command(issue: str | None, issue_file, repo: str | None, rev: str | None, method: str, k: int, n: int, c: int,
          edges: str, selector: str | None, model: str | None, embed_model: str | None, as_json: bool,
          first_stage: str | None, tests: str) -> None:
     """Rank the functions of an indexed repository snapshot for ISSUE (text of a bug report or task).

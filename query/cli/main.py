@@ -1,9 +1,9 @@
-"""`spider`, the root command: every command group of the indexer and of the query side, added here by name. It
-lives on the query side because the indexer must not import the query layer that `eval` needs."""
+"""`spider`, the root command: every command of the indexer and of the query side, added here by name."""
 
 from __future__ import annotations
 
 import click
+from spider.cli.ask import query_command
 from spider.cli.cypher import run_cypher
 from spider.cli.error_handler import debug_option
 from spider.cli.eval import eval_command, train_selector_command
@@ -22,7 +22,7 @@ from spider.cli.worker import worker
 @debug_option
 def main() -> None:
     """spider: index git repositories into a Neo4j code graph (Directory, File, Class, Function nodes;
-    CONTAINS, IMPORTS, INVOKES, INHERITS relationships) for issue localisation with `spider-query`.
+    CONTAINS, IMPORTS, INVOKES, INHERITS relationships) for issue localisation with `spider query`.
 
     Neo4j: NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD if set; otherwise a local Neo4j Community server on
     127.0.0.1 that spider builds and starts itself. Local state lives under SPIDER_HOME (default ~/.spider).
@@ -38,6 +38,7 @@ main.add_command(mcp_command)
 main.add_command(models)
 main.add_command(neo4j)
 main.add_command(org)
+main.add_command(query_command)
 main.add_command(snapshots)
 main.add_command(train_selector_command)
 main.add_command(worker)

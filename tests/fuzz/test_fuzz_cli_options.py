@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from spider.cli.ask import main as spider_query
+from spider.cli.ask import query_command as spider_query
 from spider.cli.main import main as spider
 
 SECRET = "fuzz-password-5e1f"
