@@ -24,16 +24,15 @@ class Rel(StrEnum):
 
 
 class Language(StrEnum):
-    """The languages spider reads (property `language` of File, Class and Function nodes)."""
+    """Not the list of languages spider reads: property `language` of File, Class and Function nodes is the name a
+    language registered (`spider.indexer.languages.languages()`), and each language package names its own
+    (`spider.indexer.languages.java.LANGUAGE`). These are the names still spelled here by code outside their
+    package (`languages/java/extract.py`, `tests/unit/indexer/resolve/test_references.py`); once those take them
+    from their packages this class goes."""
 
     PYTHON = "python"
     JAVA = "java"
     JAVASCRIPT = "javascript"
-    TYPESCRIPT = "typescript"
-    GO = "go"
-    C = "c"
-    RUST = "rust"
-    CPP = "cpp"
 
 
 class Resolution(StrEnum):

@@ -1,8 +1,10 @@
-"""The languages spider reads. Each is a plug-in: a package here that registers, when imported, the file extensions
-(and whole file names: a build manifest such as Go's `go.mod`) it reads, the extensions it contests with another
-language (`.h`: C or C++, whichever has more files in the snapshot), its extractor (source -> FileFacts) and its
-resolution rules (`rules.LanguageRules`). Every package here is imported with this one; a language from elsewhere
-(a test's) registers itself the same way."""
+"""The languages spider reads. Each is a plug-in: a package here that registers, when imported, its name (the
+`language` of its File, Class and Function nodes), the file extensions (and whole file names: a build manifest such
+as Go's `go.mod`) it reads, the extensions it contests with another language (`.h`: C or C++, whichever has more
+files in the snapshot), its extractor (source -> FileFacts), its resolution rules (`rules.LanguageRules`) and the
+grammar distributions it parses with (their versions are part of the graph's format). Nothing else lists the
+languages: `languages()` and `grammars()` are what is registered. Every package here is imported with this one; a
+language from elsewhere (a test's) registers itself the same way."""
 
 from __future__ import annotations
 
@@ -30,16 +32,19 @@ _BY_NAME: dict[str, _Registered] = {}  # whole file names ("go.mod"), before ext
 _RULES: dict[str, LanguageRules] = {}
 _BY_LANGUAGE: dict[str, _Registered] = {}
 _CONTESTED: dict[str, list[str]] = {}  # extension -> the languages that read it where they have more files
+_GRAMMARS: dict[str, tuple[str, ...]] = {}  # language -> the distributions of the grammars it parses with
 
 
 def register_language(
     language: str, extensions: Iterable[str], extract: Extractor, rules: LanguageRules,
-    file_names: Iterable[str] = (), contested: Iterable[str] = (),
+    file_names: Iterable[str] = (), contested: Iterable[str] = (), grammars: Iterable[str] = (),
 ) -> Callable[[], None]:
     """Read files with these extensions (".py", lower case) or these exact names ("go.mod") with `extract` as
     files of `language`, resolved by `rules`; files with a `contested` extension another language registered too,
     in a snapshot where the files of `language`'s own extensions outnumber those of that language's
-    (`contested_languages`). Returns what undoes the registration."""
+    (`contested_languages`). `grammars`: the installed distributions whose grammars `extract` parses with
+    ("tree-sitter-java"; none for a language read without one), fingerprinted with the graph's format. Returns
+    what undoes the registration."""
     extensions, file_names, contested = tuple(extensions), tuple(file_names), tuple(contested)
 
     taken = [e for e in extensions if e in _BY_EXTENSION] + [n for n in file_names if n in _BY_NAME]
@@ -50,6 +55,7 @@ def register_language(
     _BY_NAME.update(dict.fromkeys(file_names, _Registered(language, extract)))
     _RULES[language] = rules
     _BY_LANGUAGE[language] = _Registered(language, extract)
+    _GRAMMARS[language] = tuple(grammars)
     for extension in contested:
         _CONTESTED.setdefault(extension, []).append(language)
     _test_file.cache_clear()
@@ -61,11 +67,22 @@ def register_language(
             del _BY_NAME[name]
         del _RULES[language]
         del _BY_LANGUAGE[language]
+        del _GRAMMARS[language]
         for extension in contested:
             _CONTESTED[extension].remove(language)
         _test_file.cache_clear()
 
     return unregister
+
+
+def languages() -> frozenset[str]:
+    """The names of the registered languages: the values a node's `language` takes."""
+    return frozenset(_RULES)
+
+
+def grammars() -> frozenset[str]:
+    """The distributions of the grammars the registered languages parse with ("tree-sitter-java")."""
+    return frozenset(grammar for declared in _GRAMMARS.values() for grammar in declared)
 
 
 def imported_extractor(module: str) -> Extractor:

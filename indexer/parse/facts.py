@@ -118,7 +118,7 @@ class Reference:
 @dataclass(slots=True)
 class FileFacts:
     path: str  # repo-relative POSIX path; also the File node id
-    language: str  # a schema.Language, or the language a plug-in registered (indexer.languages)
+    language: str  # the name its language registered (`spider.indexer.languages.languages()`)
     entities: list[Entity] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
     exports: list[Export] = field(default_factory=list)

@@ -3,38 +3,27 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Callable
+from importlib import import_module
 
 import tree_sitter
-import tree_sitter_c
-import tree_sitter_cpp
-import tree_sitter_go
-import tree_sitter_java
-import tree_sitter_javascript
-import tree_sitter_python
-import tree_sitter_rust
-import tree_sitter_typescript
 from spider.core.schema import Label
 from spider.indexer.parse.facts import Entity
 
 Node = tree_sitter.Node
 
-_GRAMMARS: dict[str, Callable[[], object]] = {
-    "python": tree_sitter_python.language,
-    "java": tree_sitter_java.language,
-    "javascript": tree_sitter_javascript.language,
-    "typescript": tree_sitter_typescript.language_typescript,
-    "tsx": tree_sitter_typescript.language_tsx,
-    "go": tree_sitter_go.language,
-    "c": tree_sitter_c.language,
-    "rust": tree_sitter_rust.language,
-    "cpp": tree_sitter_cpp.language,
-}
+_GRAMMARS: dict[str, str] = {}  # grammar name -> "module:function" returning its language pointer
+
+
+def register_grammar(name: str, loader: str) -> None:
+    """A language package names the grammars its extractor parses with, each by the function of a grammar package
+    that returns its language ("tree_sitter_java:language"), imported when the grammar is first used."""
+    _GRAMMARS[name] = loader
 
 
 @cache
 def language(grammar: str) -> tree_sitter.Language:
-    return tree_sitter.Language(_GRAMMARS[grammar]())
+    module, function = _GRAMMARS[grammar].split(":")
+    return tree_sitter.Language(getattr(import_module(module), function)())
 
 
 @cache

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from spider.core.cache_files import write_atomically
 from spider.core.settings import spider_home
+from spider.indexer.languages import grammars
 
 _SOURCES = Path(__file__).parents[1]  # indexer/
 _FORMAT_MODULES = ("source/walk.py", "parse/facts.py", "parse/treesitter.py", "resolve", "core/records.py",
                    "core/schema.py", "languages")
 _QUERY_ONLY = "frames.py"  # a language's stack-trace reader reads issues, not code: no node depends on it
-_GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-java", "tree-sitter-javascript", "tree-sitter-typescript",
-             "tree-sitter-go", "tree-sitter-c", "tree-sitter-rust",
-             "tree-sitter-cpp")
+_CASES = "cases"  # a language's annotated test sources (languages/<lang>/cases/): the tests read them, spider does not
+_RUNTIME = "tree-sitter"  # the parser every grammar runs in
 
 
 def code_fingerprint(sources: dict[str, bytes]) -> str:
@@ -46,20 +46,30 @@ def format_sources() -> dict[str, bytes]:
     for name in _FORMAT_MODULES:
         target = _SOURCES / name
         for source in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
-            if source.name != _QUERY_ONLY:
+            if source.name != _QUERY_ONLY and _CASES not in source.relative_to(target).parts[:-1]:
                 sources[str(source.relative_to(_SOURCES))] = source.read_bytes()
     return sources
 
 
-@functools.cache
+def grammar_distributions() -> tuple[str, ...]:
+    """tree-sitter and the distributions of the grammars every registered language parses with (a language plugged
+    in from elsewhere too), each once."""
+    return (_RUNTIME, *sorted(grammars() - {_RUNTIME}))
+
+
 def graph_format() -> str:
     """The fingerprint of the format code and the grammars' versions: equal formats, equal (path, blob) -> equal
     nodes; stored in each snapshot's stats. Parsing the code's syntax trees takes ~0.2 s, so the fingerprint is kept
     in the spider home, keyed by the sources' bytes; computed when first asked for, never on import (importing
-    spider writes nothing)."""
+    spider writes nothing), and again when the registered grammars change."""
+    return _graph_format(grammar_distributions())
+
+
+@functools.cache
+def _graph_format(distributions: tuple[str, ...]) -> str:
     sources = format_sources()
-    grammars = ",".join(f"{package}={metadata.version(package)}" for package in _GRAMMARS)
-    written = hashlib.sha256(grammars.encode())
+    versions = ",".join(f"{package}={metadata.version(package)}" for package in distributions)
+    written = hashlib.sha256(versions.encode())
     for name, content in sorted(sources.items()):
         written.update(name.encode() + b"\0" + content + b"\0")
     kept = spider_home() / "graph-format.json"
@@ -69,7 +79,7 @@ def graph_format() -> str:
             return known["format"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{grammars}".encode()).hexdigest()[:16]
+    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{versions}".encode()).hexdigest()[:16]
     try:
         write_atomically(kept, json.dumps({"sources": written.hexdigest(), "format": fingerprint}).encode())
     except OSError:  # a read-only home: computed again next time

@@ -21,7 +21,8 @@ from functools import cache
 from typing import Iterator
 
 import tree_sitter
-from spider.core.schema import Label, Language
+from spider.core.schema import Label
+from spider.indexer.languages.c import LANGUAGE
 from spider.indexer.parse.facts import Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -49,7 +50,7 @@ _QUERY = """
 
 def extract(path: str, source: bytes) -> FileFacts:
     root = parse("c", source).root_node
-    facts = FileFacts(path=path, language=Language.C, syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, SourceLines(source)).run(root)
     return facts
 

@@ -28,8 +28,9 @@ from functools import cache
 from typing import Iterator
 
 import tree_sitter
-from spider.core.schema import Label, Language
+from spider.core.schema import Label
 from spider.indexer.languages.c.extract import CONTAINERS, declared_name
+from spider.indexer.languages.cpp import LANGUAGE
 from spider.indexer.parse.facts import SELF, Export, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -71,7 +72,7 @@ _QUERY = """
 
 def extract(path: str, source: bytes) -> FileFacts:
     root = parse("cpp", _without_macros(source)).root_node
-    facts = FileFacts(path=path, language=Language.CPP, syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, SourceLines(source)).run(root)
     return facts
 

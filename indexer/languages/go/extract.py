@@ -23,8 +23,8 @@ from functools import cache
 from typing import Callable, Iterator
 
 import tree_sitter
-from spider.core.schema import Label, Language
-from spider.indexer.languages.go import gomod
+from spider.core.schema import Label
+from spider.indexer.languages.go import LANGUAGE, gomod
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -78,7 +78,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     if path.rpartition("/")[2] == "go.mod":
         return gomod.extract(path, source)
     root = parse("go", source).root_node
-    facts = FileFacts(path=path, language=Language.GO, syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, SourceLines(source)).run(root)
     return facts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from spider.core.schema import Language
+from spider.indexer.languages.go import LANGUAGE
 from spider.indexer.parse.facts import FileFacts
 
 # `module example.com/m` or `module "example.com/m"`, with an optional trailing comment.
@@ -13,4 +13,4 @@ _MODULE = re.compile(rb'^[ \t]*module[ \t]+"?([^\s"/][^\s"]{0,499})"?[ \t]*(?://
 
 def extract(path: str, source: bytes) -> FileFacts:
     found = _MODULE.search(source)
-    return FileFacts(path=path, language=Language.GO, module=found[1].decode("utf-8", "replace") if found else None)
+    return FileFacts(path=path, language=LANGUAGE, module=found[1].decode("utf-8", "replace") if found else None)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
 
-from spider.core.schema import Label, Language
+from spider.core.schema import Label
+from spider.indexer.languages.javascript import JAVASCRIPT, TYPESCRIPT
 from spider.indexer.languages.javascript.grammar import CLASSES, DEFINITIONS, FUNCTIONS, LEAVES, Grammar
 from spider.indexer.languages.javascript.syntax import (
     NEWLINE_RUN,
@@ -78,7 +79,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     root = tree.root_node
     facts = FileFacts(
         path=path,
-        language=Language.JAVASCRIPT if grammar == "javascript" else Language.TYPESCRIPT,
+        language=JAVASCRIPT if grammar == "javascript" else TYPESCRIPT,
         syntax_errors=count_syntax_errors(root),
     )
     declaration_file = lower.endswith((".d.ts", ".d.mts", ".d.cts")) or re.search(r"\.d\.[^/]*\.ts$", lower)

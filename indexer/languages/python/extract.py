@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 import tree_sitter
-from spider.core.schema import Label, Language
+from spider.core.schema import Label
+from spider.indexer.languages.python import LANGUAGE
 from spider.indexer.parse.facts import EXPR, SELF, SUPER, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -87,7 +88,7 @@ def indentation_levels(source: bytes) -> int:
 
 def extract(path: str, source: bytes) -> FileFacts:
     tree = parse("python", source)
-    facts = FileFacts(path=path, language=Language.PYTHON, syntax_errors=count_syntax_errors(tree.root_node))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(tree.root_node))
     facts.nesting_too_deep = bool(facts.syntax_errors) and indentation_levels(source) > SCANNER_INDENT_LEVELS
     _Walker(facts, SourceLines(source)).run(tree.root_node)
     return facts

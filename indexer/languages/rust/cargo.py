@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from spider.core.schema import Language
+from spider.indexer.languages.rust import LANGUAGE
 from spider.indexer.parse.facts import FileFacts
 
 _TABLE = re.compile(rb"^[ \t]*\[([^\]\n]{1,200})\][ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
@@ -17,5 +17,5 @@ def extract(path: str, source: bytes) -> FileFacts:
     for table, following in zip(tables, tables[1:] + [None]):
         if table[1].strip() == b"package":
             found = _NAME.search(source, table.end(), following.start() if following else len(source))
-            return FileFacts(path=path, language=Language.RUST, module=found[1].decode() if found else None)
-    return FileFacts(path=path, language=Language.RUST)
+            return FileFacts(path=path, language=LANGUAGE, module=found[1].decode() if found else None)
+    return FileFacts(path=path, language=LANGUAGE)

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spider.core.schema import Label, Language
-from spider.indexer.languages.rust import cargo
+from spider.core.schema import Label
+from spider.indexer.languages.rust import LANGUAGE, cargo
 from spider.indexer.parse.facts import EXPR, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import (
     Node,
@@ -67,7 +67,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     if path.rpartition("/")[2] == "Cargo.toml":
         return cargo.extract(path, source)
     root = parse("rust", source).root_node
-    facts = FileFacts(path=path, language=Language.RUST, syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, source).run(_items(root, source))
     return facts
 

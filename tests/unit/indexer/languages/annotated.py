@@ -1,4 +1,5 @@
-"""Extractor test cases written as annotated source files (the syntax is in README.md beside this module).
+"""Extractor test cases written as annotated source files (the syntax is in README.md beside this module), kept in
+each language's package: indexer/languages/<lang>/cases/.
 
 A case file is real source followed by an `expect:` comment block; the source alone goes to the extractor and
 the facts it returns must be exactly the ones the block lists."""
@@ -33,9 +34,18 @@ def comment_marker(path: Path) -> str:
     return "#" if path.suffix == ".py" else "//"
 
 
+LANGUAGES = Path(__file__).resolve().parents[4] / "indexer" / "languages"  # the language packages, in the checkout
+
+
+def cases_folder(test_module: str) -> Path:
+    """The `cases/` folder of the language whose tests are in `test_module`'s folder (tests/unit/indexer/languages/
+    <lang>/): it is in the language's own package, indexer/languages/<lang>/cases/."""
+    return LANGUAGES / Path(test_module).resolve().parent.name / "cases"
+
+
 def case_files(test_module: str) -> list[Path]:
-    """The case files in the `cases/` folder beside a language's test module."""
-    return sorted(path for path in (Path(test_module).parent / "cases").iterdir() if path.is_file())
+    """The case files of the language whose tests are in `test_module`'s folder."""
+    return sorted(path for path in cases_folder(test_module).iterdir() if path.is_file())
 
 
 def read_case(path: Path) -> Case:

@@ -8,11 +8,12 @@ import re
 
 import pytest
 from spider.core.schema import Label, Rel, Resolution
-from spider.indexer.languages import extractor_for, is_test_code, language_of, register_language
+from spider.indexer.languages import extractor_for, grammars, is_test_code, language_of, languages, register_language
 from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.languages.rules import Exports, LanguageRules, Module, ModuleMap, TestCode
 from spider.indexer.parse.facts import FileFacts, Import, Reference, RefKind
 from spider.indexer.parse.treesitter import SourceLines
+from spider.indexer.pipeline.graph_format import grammar_distributions, graph_format
 from spider.indexer.resolve.codegraph import build_graph
 
 
@@ -108,3 +109,20 @@ def test_a_language_may_read_whole_file_names_and_mark_the_files_tools_write():
     finally:
         unregister()
     assert language_of("app/Toyfile") is None
+
+
+def test_a_registered_language_is_named_and_its_grammar_is_part_of_the_graph_format():
+    """The language names and the grammars come from what is registered: a language plugged in from outside is one
+    of them, and the versions of the grammars it declares are fingerprinted with the graph's format. (A toy has no
+    grammar distribution: an installed one stands in for it.)"""
+    built_in = graph_format()
+    assert "toy" not in languages() and {"python", "typescript"} <= languages()
+    unregister = register_language("toy", (".toy",), extract_toy,
+                                   LanguageRules(ToyModules, Exports.FILE_SCOPE, TOY_TESTS), grammars=("pytest",))
+    try:
+        assert "toy" in languages() and "pytest" in grammars() and "pytest" in grammar_distributions()
+        assert graph_format() != built_in
+    finally:
+        unregister()
+    assert "toy" not in languages() and "pytest" not in grammar_distributions()
+    assert graph_format() == built_in

@@ -1,5 +1,6 @@
-"""The C extractor: the annotated cases in cases/ (linkage, includes, dropped calls, K&R and macro-wrapped
-definitions, `#ifdef` variants, partly parsed code, exactly), and the robustness checks a case file cannot hold."""
+"""The C extractor: the annotated cases in indexer/languages/c/cases/ (linkage, includes, dropped calls, K&R and
+macro-wrapped definitions, `#ifdef` variants, partly parsed code, exactly), and the robustness checks a case file cannot
+hold."""
 
 from __future__ import annotations
 

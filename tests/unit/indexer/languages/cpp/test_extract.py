@@ -1,5 +1,6 @@
-"""The C++ extractor: the annotated cases in cases/ (classes, namespaces, templates, operators, out-of-class
-definitions, calls kept and dropped, macros and `extern "C"`), and the robustness checks a case file cannot hold."""
+"""The C++ extractor: the annotated cases in indexer/languages/cpp/cases/ (classes, namespaces, templates, operators,
+out-of-class definitions, calls kept and dropped, macros and `extern "C"`), and the robustness checks a case file cannot
+hold."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The Go extractor: the annotated cases in cases/ (types, methods, imports, receiver types, exactly), go.mod, and
-the robustness checks a case file cannot hold."""
+"""The Go extractor: the annotated cases in indexer/languages/go/cases/ (types, methods, imports, receiver types,
+exactly), go.mod, and the robustness checks a case file cannot hold."""
 
 from __future__ import annotations
 

@@ -1,19 +1,18 @@
-"""The JavaScript/TypeScript extractor: the annotated cases in cases/ (exact entities, imports, exports and
-references), one-line forms as tables, and the robustness checks a case file cannot hold."""
+"""The JavaScript/TypeScript extractor: the annotated cases in indexer/languages/javascript/cases/ (exact entities,
+imports, exports and references), one-line forms as tables, and the robustness checks a case file cannot hold."""
 
 from __future__ import annotations
 
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 from spider.indexer.languages.javascript.extract import extract
 from spider.indexer.parse.facts import Export, FileFacts, RefKind
 
-from tests.unit.indexer.languages.annotated import case_files, check, read_case
+from tests.unit.indexer.languages.annotated import case_files, cases_folder, check, read_case
 
-CASES = Path(__file__).parent / "cases"
+CASES = cases_folder(__file__)
 
 
 def run(source: str, path: str = "src/m.js") -> FileFacts:

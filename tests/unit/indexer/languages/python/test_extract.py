@@ -1,4 +1,5 @@
-"""Python extractor: the annotated cases in cases/ (source in, facts out), and what a case file cannot hold."""
+"""Python extractor: the annotated cases in indexer/languages/python/cases/ (source in, facts out), and what a case file
+cannot hold."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The Rust extractor: the annotated cases in cases/ (items, impls, modules, uses, receiver types, macros),
-Cargo.toml, and the robustness checks a case file cannot hold."""
+"""The Rust extractor: the annotated cases in indexer/languages/rust/cases/ (items, impls, modules, uses, receiver
+types, macros), Cargo.toml, and the robustness checks a case file cannot hold."""
 
 from __future__ import annotations
 
