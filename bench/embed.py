@@ -23,7 +23,7 @@ Three phases (`--phases embed,search,der`; each can run alone and is merged into
           finds it), --rounds times over the queries, with recall against a numpy brute force; reopen time.
   der     Indexes the repository for real (`index_repository`, default model) as `bench/<name>-<time>`, then
           times spider-query's path in process: model load (apart), then per issue text embed_query +
-          search(k) + `query.results.ranked` (Neo4j) for --issues real issues of that repository from
+          search(k) + `query.explain.ranked` (Neo4j) for --issues real issues of that repository from
           /work/shared/bench/instances.jsonl, warm, p50/p95; BM25: the first query's build (and save) of the
           index, load from disk, warm `Bm25Index.search` + ranked() on the same issues (interleaved with
           DER); and the wall time of a cold `spider-query` process for each method. At the end the snapshot
@@ -406,7 +406,8 @@ def cold_command(repo: str, method: str, issue_file: str) -> tuple[float, dict]:
 
 
 def phase_der(args) -> dict:
-    from spider.query.results import Origin, ranked
+    from spider.query.explain import ranked
+    from spider.query.results import Origin
     from spider.query.retrieve.bm25 import Bm25Index, snapshot_index
     from spider.query.retrieve.dense import snapshot_members
 

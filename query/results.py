@@ -1,19 +1,13 @@
-"""What a query returns and how it is printed: a table for people, JSON with every field for agents.
+"""What a query returns: the records of an answer (its results, the selector's calls, the summary counts).
 
-Every result says why it is there: its place in the first-stage ranking, and for graph items the seed it was
-reached from, the hop count, the relationships walked and the selector's verdict.
+Why each result is there is filled in by `explain.py` (a result says it in words: `Result.why`); the table and the
+JSON are `render.py`'s.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
-
-from spider import cypher
-from spider.core.terminal import printable, render_table
-from spider.indexer.graph.store import GraphStore
-from spider.query.select.stage2 import Decision
 
 
 class Method(StrEnum):
@@ -48,13 +42,15 @@ class Verdict(StrEnum):
 
 @dataclass
 class Result:
+    """One function of an answer, and why it is there (`why()` says it in words)."""
+
     rank: int
     id: str
     score: float
     path: str = ""
     start_line: int | None = None
     end_line: int | None = None
-    dense_rank: int | None = None  # place in the first-stage ranking (dense, BM25 or hybrid, as `method` says)
+    first_stage_rank: int | None = None  # place in the first-stage ranking (dense, BM25 or hybrid); JSON: dense_rank
     origin: Origin = Origin.DENSE
     fused_from: dict[str, int] | None = None  # hybrid: places in the dense and BM25 rankings it was fused from
     named: str | None = None  # hybrid: how the issue names it ("a stack-trace frame", "its name", ...)
@@ -68,22 +64,80 @@ class Result:
         return f"{self.start_line}-{self.end_line}" if self.start_line else ""
 
     def why(self) -> str:
+        """Why it is there, in words: its first-stage place (and seed/admitted), or the graph path and verdict."""
         if self.origin != Origin.GRAPH:
             shown = self.verdict in (Verdict.SEED, Verdict.ADMITTED)
             return f"{self.first_stage_why()}" + (f" ({self.verdict})" if shown else "")
         path = " ".join(self.edge_path or [])
-        return f"graph, {self.hops} hop(s) from {self.seed} [{path}], {self.verdict}; was #{self.dense_rank}"
+        return f"graph, {self.hops} hop(s) from {self.seed} [{path}], {self.verdict}; was #{self.first_stage_rank}"
 
     def first_stage_why(self) -> str:
         """`hybrid #3 (dense #5, bm25 #2)`; `named in the issue (a stack-trace frame), hybrid #1 (bm25 #40)`."""
-        said = f"hybrid #{self.dense_rank}" if self.origin == Origin.MENTIONED else f"{self.origin} #{self.dense_rank}"
+        rank = self.first_stage_rank
+        said = f"hybrid #{rank}" if self.origin == Origin.MENTIONED else f"{self.origin} #{rank}"
         places = ", ".join(f"{stage} #{place}" for stage, place in (self.fused_from or {}).items())
         said += f" ({places or 'neither dense nor bm25 top-n'})" if self.fused_from is not None else ""
         return f"named in the issue ({self.named}), {said}" if self.named else said
 
 
+@dataclass
+class Decision:
+    """What a selector decided for one seed: the neighbours it was offered and those it admitted, and what its call
+    cost or what went wrong in it."""
+
+    seed: str
+    offered: list[str]
+    admitted: list[str] = field(default_factory=list)
+    status: str = "ok"  # ok | malformed answer | timeout | rate limited | API error | no API key
+    detail: str = ""
+    ignored: list[str] = field(default_factory=list)  # returned ids that were not offered
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0  # set by decide_all
+    cached: bool = False
+    issue_cut: int = 0  # characters of the issue left out of the prompt (LLM selectors cap it at a token budget)
+
+
+class _Count:
+    """One count of a Summary, read as an attribute."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, summary: Summary, owner: type | None = None) -> int:
+        return summary[self.key]
+
+
+class Summary(dict[str, int]):
+    """What the graph steps of an answer did, in counts (a first-stage answer's is empty). A dict of these keys, so
+    that --json and the MCP answer carry it as they always have; `Summary.of` makes one, and each count reads as an
+    attribute."""
+
+    seeds = _Count()
+    neighbours = _Count()
+    proposals = _Count()  # neighbours outside the first-stage top-k
+    offered = _Count()
+    admitted = _Count()
+    displaced = _Count()
+    calls = _Count()
+    failed_calls = _Count()
+    cached_calls = _Count()
+    tokens_in = _Count()  # of the calls not answered from the cache
+    tokens_out = _Count()
+
+    @classmethod
+    def of(cls, *, seeds: int, neighbours: int, proposals: int, offered: int, admitted: int, displaced: int,
+           calls: int, failed_calls: int, cached_calls: int, tokens_in: int, tokens_out: int) -> Summary:
+        return cls(seeds=seeds, neighbours=neighbours, proposals=proposals, offered=offered, admitted=admitted,
+                   displaced=displaced, calls=calls, failed_calls=failed_calls, cached_calls=cached_calls,
+                   tokens_in=tokens_in, tokens_out=tokens_out)
+
+
 @dataclass(kw_only=True)
 class Answer:
+    """What a query answers: the K functions most likely to need edits, each with why it is there, and what the
+    steps that found them did (`to_table` and `to_json` print it)."""
+
     repo: str
     snapshot: str
     method: Method
@@ -95,65 +149,7 @@ class Answer:
     tests: str | None = None  # what became of test code: exclude, demote, include
     selector: str | None = None  # spider, spisr
     edges: str | None = None
-    summary: dict[str, int] = field(default_factory=dict)  # seeds, proposals, offered, admitted, displaced, tokens
+    summary: Summary = field(default_factory=Summary)
     displaced: list[Result] = field(default_factory=list)
     calls: list[Decision] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> str:
-        payload = asdict(self)
-        for rows, results in ((payload["results"], self.results), (payload["displaced"], self.displaced)):
-            for row, result in zip(rows, results):
-                row["lines"] = result.lines
-        return json.dumps(payload, indent=2)
-
-    def to_table(self) -> str:
-        explained = self.selector is not None or self.first_stage == Origin.HYBRID
-        header = ["rank", "score", "id", "path:lines"] + (["why"] if explained else [])
-        rows = [[str(r.rank), f"{r.score:.4f}", r.id, f"{r.path}:{r.lines}"] + ([r.why()] if explained else [])
-                for r in self.results]
-        below = [f"displaced: {item.id}, {item.first_stage_why()}" for item in self.displaced]
-        for call in self.calls:
-            if call.status != "ok":
-                below.append(f"seed {call.seed}: {call.status} ({call.detail}); admitted nothing")
-            elif call.ignored:
-                below.append(f"seed {call.seed}: ignored {len(call.ignored)} id(s) that were not offered")
-        below.extend(f"note: {note}" for note in self.notes)
-        below.append(self.headline())
-        # ids, paths and notes come from outside: no control characters (render_table escapes the cells)
-        return "\n".join([render_table(header, rows, max_cell=None, rule=False)] + [printable(line) for line in below])
-
-    def headline(self) -> str:
-        timing = ", ".join(f"{stage} {seconds:.3f}s" for stage, seconds in self.seconds.items())
-        model = f", model {self.model}" if self.model else ""
-        first = f", first stage {self.first_stage}" if self.selector is not None and self.first_stage else ""
-        tests = f", tests {self.tests}d" if self.tests else ""
-        line = f"{self.method} top-{self.k} of {self.repo} @ {self.snapshot[:12]}{first}{model}{tests}"
-        if self.selector is not None:
-            s = self.summary
-            line += (f", selector {self.selector}, edges {self.edges}: {s['proposals']} proposal(s) from "
-                     f"{s['seeds']} seed(s), {s['admitted']} admitted, {s['displaced']} displaced; "
-                     f"tokens {s['tokens_in']} in / {s['tokens_out']} out")
-        return f"{line}: {timing}"
-
-
-def function_info(store: GraphStore, repo: str, snapshot: str, ids: list[str], with_code: bool = False) -> dict[str, dict]:
-    """Where each function is (path, lines, language), by id; and its code when asked."""
-    params = {"repo": repo, "snapshot": snapshot, "ids": ids, "with_code": with_code}
-    keys, rows = store.read(cypher.load("functions_by_id"), params)
-    return {row[0]: dict(zip(keys, row)) for row in rows}
-
-
-def ranked(
-    store: GraphStore, repo: str, snapshot: str, scored: list[tuple[str, float]], origin: Origin
-) -> list[Result]:
-    """Number the (id, score) pairs of a first-stage ranking and fill in where each function is."""
-    where = function_info(store, repo, snapshot, [node_id for node_id, _ in scored])
-    return [located(Result(rank, node_id, round(score, 6), dense_rank=rank, origin=origin), where)
-            for rank, (node_id, score) in enumerate(scored, start=1)]
-
-
-def located(result: Result, where: dict[str, dict]) -> Result:
-    info = where.get(result.id, {})
-    result.path, result.start_line, result.end_line = info.get("path", ""), info.get("start_line"), info.get("end_line")
-    return result

@@ -9,10 +9,17 @@ import time
 from pathlib import Path
 
 import click
-from spider.cli.error_handler import fail_cleanly
-from spider.core.settings import Settings
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.indexer.graph import neo4j_local
-from spider.query.evaluation.run import KS, default_methods, load_instances, parse_method, read_results, run_evaluation
+from spider.query.evaluation.run import (
+    KS,
+    default_methods,
+    load_instances,
+    merge_cross_validation,
+    parse_method,
+    read_results,
+    run_evaluation,
+)
 from spider.query.evaluation.summary import render_markdown, summarize
 from spider.query.evaluation.train_selector import train_selector
 from spider.query.pipeline import SELECTORS
@@ -47,12 +54,14 @@ def eval_command(bench_dir: Path, repos_dir: Path, subsets: tuple[str, ...], out
     k_values = tuple(sorted(set(ks))) or KS
     instances = load_instances(bench_dir, subsets)[:limit]
     started = time.time()
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    settings = command_settings()
+    with neo4j_local.open_graph(settings) as store:
         results, failures = run_evaluation(store, instances, repos_dir, out_dir, chosen, k_values, n, c, selector,
-                                           report=lambda line: click.echo(line, err=True))
+                                           report=lambda line: click.echo(line, err=True), settings=settings)
     wanted = {i.id for i in instances}
     rows = [row for row in read_results(results) if row["instance_id"] in wanted]
-    names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl")
+    names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl",
+                                                              report=lambda line: click.echo(line, err=True))
     summary = summarize(rows, names, k_values)
     summary["run"] = {"subset": "+".join(subsets) or None, "methods": names, "ks": list(k_values), "n": n, "c": c,
                       "selector": selector, "wall_seconds_this_invocation": round(time.time() - started, 1)}
@@ -63,20 +72,6 @@ def eval_command(bench_dir: Path, repos_dir: Path, subsets: tuple[str, ...], out
         click.echo(f"{len(failures)} instance(s) failed and are not in the summary (listed in "
                    f"{out_dir / 'failures.jsonl'}); first: {failures[0]['instance_id']}: {failures[0]['error']}", err=True)
         sys.exit(1)
-
-
-def merge_cross_validation(rows: list[dict], path: Path) -> list[str]:
-    """Add `spider train-selector`'s out-of-fold methods to the rows (when every row has them); their names."""
-    if not path.is_file():
-        return []
-    cells = {row["instance_id"]: row["methods"] for row in read_results(path)}
-    names = sorted({m for methods in cells.values() for m in methods})
-    if not rows or any(set(names) - set(cells.get(row["instance_id"], {})) for row in rows):
-        click.echo(f"note: {path} does not cover every instance (rerun `spider train-selector`); left out", err=True)
-        return []
-    for row in rows:
-        row["methods"].update(cells[row["instance_id"]])
-    return names
 
 
 @click.command("train-selector")

@@ -17,18 +17,20 @@ from typing import Callable, Iterator
 from spider import cypher
 from spider.core.errors import InvalidInput, RepositoryNotFound, SpiderError
 from spider.core.schema import Rel
+from spider.core.settings import Settings
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import resolve_spec
 from spider.indexer.pipeline.index import index_repository, is_indexed
 from spider.query.evaluation.metrics import Span, all_hits
-from spider.query.exchange import exchange
 from spider.query.expand import MAX_DEPTH, expand_neighbourhood, parse_edges
-from spider.query.pipeline import SELECTORS, Proposal, open_selector, propose
-from spider.query.results import Origin, function_info
+from spider.query.fetch import function_info
+from spider.query.graph_steps import Proposal, propose, select_and_exchange
+from spider.query.pipeline import SELECTORS, open_selector
+from spider.query.results import Decision, Origin
 from spider.query.retrieve.first_stage import Ranking, first_stage
-from spider.query.retrieve.test_policy import DEFAULT_TESTS, TEST_POLICIES, TestPolicy
+from spider.query.retrieve.tests_policy import DEFAULT_TESTS, TEST_POLICIES, TestPolicy
+from spider.query.select.decide import AdmitAll, AdmitOracle, Selector, SelectorKind
 from spider.query.select.features import FEATURES, request_features
-from spider.query.select.stage2 import AdmitAll, AdmitOracle, Selector, SelectorKind, decide_all
 
 KS = (5, 10, 20, 50)
 EDGE_CONFIGS = ("contains:4", "invokes:2", "contains:4,invokes:2")
@@ -44,19 +46,21 @@ class Instance:
     targets: tuple[Span, ...]
 
 
-FIRST_STAGE_OF = {"der": Origin.DENSE, "sr": Origin.BM25, "hybrid": Origin.HYBRID, "dense+bm25": Origin.HYBRID,
-                  "spisr": Origin.BM25,
+BM25_RANKING = "sr"  # the BM25 ranking's method name: the paper's SR, as results files have always spelled it
+FIRST_STAGE_OF = {"der": Origin.DENSE, BM25_RANKING: Origin.BM25, "hybrid": Origin.HYBRID,
+                  "dense+bm25": Origin.HYBRID, "spisr": Origin.BM25,
                   "spider": Origin.HYBRID, "spider-dense": Origin.DENSE, "spider-bm25": Origin.BM25,
                   "spider-hybrid": Origin.HYBRID}
-RANKINGS = ("der", "sr", "hybrid", "dense+bm25")  # dense+bm25: hybrid without the functions the issue names
+RANKINGS = ("der", BM25_RANKING, "hybrid", "dense+bm25")  # dense+bm25: hybrid without the functions the issue names
 
 
 @dataclass(frozen=True)
-class Method:
-    """`der`, `sr`, `hybrid`, or `<graph>/<selector>/<edges>` where graph is spider (over the hybrid first
-    stage, as `spider-query` runs it), spider-dense, spider-bm25 or spisr (= spider-bm25); the ceiling is
-    selector `all`, the oracle `oracle`. `@exclude`, `@demote` or `@include` at the end says what becomes of test
-    code (default: the product's, DEFAULT_TESTS)."""
+class EvalMethod:
+    """A method `spider eval` measures (`spider-query`'s are `Method`): `der`, `sr` (BM25), `hybrid`, or
+    `<graph>/<selector>/<edges>` where graph is spider (over the hybrid first stage, as `spider-query` runs it),
+    spider-dense, spider-bm25 or spisr (= spider-bm25); the ceiling is selector `all`, the oracle `oracle`.
+    `@exclude`, `@demote` or `@include` at the end says what becomes of test code (default: the product's,
+    DEFAULT_TESTS)."""
 
     name: str
 
@@ -90,7 +94,7 @@ class Method:
         return parse_edges(self.base.split("/")[2])
 
 
-def parse_method(name: str) -> Method:
+def parse_method(name: str) -> EvalMethod:
     """The method `name` spells; `@exclude`, the default, is dropped from its name (`der@exclude` is `der`)."""
     base, _, tests = name.partition("@")
     parts = base.split("/")
@@ -98,21 +102,21 @@ def parse_method(name: str) -> Method:
         raise InvalidInput(f"unknown test-code policy in {name!r}: @{' or @'.join(TEST_POLICIES)}")
     name = base if tests == DEFAULT_TESTS else name
     if base in RANKINGS:
-        return Method(name)
+        return EvalMethod(name)
     if len(parts) == 3 and parts[0] in FIRST_STAGE_OF and parts[0] not in RANKINGS and \
             parts[1] in (*SELECTORS, SelectorKind.ORACLE):
         parse_edges(parts[2])
-        return Method(name)
+        return EvalMethod(name)
     raise InvalidInput(f"unknown method {name!r}: der, sr, hybrid, or spider|spider-dense|spider-bm25|spisr/SELECTOR/"
                        "EDGES such as spider/learned/contains:4, each optionally @exclude|@demote|@include")
 
 
-def default_methods(selector: str = "learned") -> list[Method]:
-    names = ["der", "sr", "hybrid"]
+def default_methods(selector: str = "learned") -> list[EvalMethod]:
+    names = ["der", BM25_RANKING, "hybrid"]
     for edges in EDGE_CONFIGS:
         names += [f"spider/{selector}/{edges}", f"spider/all/{edges}", f"spider/oracle/{edges}",
                   f"spider-dense/{selector}/{edges}", f"spisr/{selector}/{edges}"]
-    return [Method(n) for n in names]
+    return [EvalMethod(n) for n in names]
 
 
 def load_instances(bench_dir: Path, subsets: tuple[str, ...] = ()) -> list[Instance]:
@@ -158,7 +162,7 @@ def find_repository(repos_dir: Path, repo: str) -> Path:
     raise RepositoryNotFound(f"no git repository for {repo} under {repos_dir} (looked for {owner}+{name}/repo, {owner}/{name}, {name})")
 
 
-def done_instances(results: Path, methods: list[Method]) -> set[str]:
+def done_instances(results: Path, methods: list[EvalMethod]) -> set[str]:
     """Instances already written with every requested method: a rerun skips them."""
     if not results.exists():
         return set()
@@ -177,18 +181,19 @@ def oldest_first(instances: list[Instance], git_dirs: dict[str, Path]) -> list[I
     return sorted(instances, key=lambda i: (i.repo, committed(i), i.id))
 
 
-def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path) -> dict:
-    """Index the instance's commit unless a complete snapshot with vectors of the model in use
-    (SPIDER_EMBED_MODEL, else the default) exists; what it cost."""
-    if is_indexed(store.snapshot_state(instance.repo, instance.base_commit), resolve_spec().name):
+def ensure_snapshot(store: GraphStore, instance: Instance, repos_dir: Path, settings: Settings) -> dict:
+    """Index the instance's commit unless a complete snapshot with vectors of the model in use (the settings'
+    SPIDER_EMBED_MODEL, else the default) exists; what it cost."""
+    if is_indexed(store.snapshot_state(instance.repo, instance.base_commit), resolve_spec(settings=settings).name):
         return {"indexed": False}
     report = index_repository(store, str(find_repository(repos_dir, instance.repo)), repo=instance.repo,
-                              rev=instance.base_commit)
+                              rev=instance.base_commit, settings=settings)
     return {"indexed": True, "seconds": report.seconds, "embedding": report.stats()["embedding"]}
 
 
-def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Method], ks: tuple[int, ...],
-                      n: int, c: int, llm: Selector | None, dump: Callable[[dict], None] | None = None) -> dict:
+def evaluate_instance(store: GraphStore, instance: Instance, methods: list[EvalMethod], ks: tuple[int, ...],
+                      n: int, c: int, llm: Selector | None, dump: Callable[[dict], None] | None = None,
+                      settings: Settings | None = None) -> dict:
     """Every method at every K on one instance. Each (first stage, edges) proposal is computed once and each
     selector decides once; only the exchange depends on K. `dump` receives, per proposal, every candidate's
     features and label (the learned selector's training data) with what an offline exchange needs."""
@@ -196,65 +201,92 @@ def evaluate_instance(store: GraphStore, instance: Instance, methods: list[Metho
     rankings: dict[tuple[Origin, TestPolicy, bool], Ranking] = {}
     for stage in {m.stage for m in methods}:
         rankings[stage] = first_stage(store, repo, snapshot, instance.problem, stage[0], max(n, max(ks)), stage[1],
-                                      mentions=stage[2])
+                                      mentions=stage[2], settings=settings)
+    targets = match_targets(store, instance, rankings)
+    proposals = InstanceProposals(store, instance, rankings, n, max(ks), targets, dump)
+    out: dict[str, dict] = {}
+    for method in methods:
+        decided: dict[int, list[Decision]] = {}  # by seeds: a selector decides once per proposal, whatever K
+        out[method.name] = {str(k): method_cell(method, k, c, rankings[method.stage], proposals, targets, llm, decided)
+                            for k in ks}
+    dense = next((r for (origin, *_), r in sorted(rankings.items()) if origin == Origin.DENSE), None)
+    seeds = [i for i, _ in dense.scored[:c]] if dense is not None else []
+    return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
+            "m": len(instance.targets), "unmatched_targets": targets.unmatched, "methods": out,
+            "locality": locality(store, repo, snapshot, instance.targets, targets.file_functions, seeds)}
+
+
+@dataclass(frozen=True)
+class Targets:
+    """An instance's targets as functions of its snapshot: the ids that overlap one, the span of every id a
+    ranking may hold, the functions of the targets' files, and the targets no function overlaps."""
+
+    targets: tuple[Span, ...]
+    ids: set[str]
+    spans: dict[str, Span]
+    file_functions: dict[str, Span]
+    unmatched: list[dict]
+
+    def hits(self, ids: list[str]) -> list[list[int]]:
+        """Every target each id hits, position by position (an id with no span hits nothing)."""
+        return [all_hits([self.spans[i]], self.targets)[0] if i in self.spans else [] for i in ids]
+
+
+def match_targets(store: GraphStore, instance: Instance, rankings: dict[tuple[Origin, TestPolicy, bool], Ranking]
+                  ) -> Targets:
+    """Match the instance's targets to its snapshot's functions by file and overlapping lines."""
+    repo, snapshot = instance.repo, instance.base_commit
     pool_ids = list(dict.fromkeys(i for r in rankings.values() for i, _ in r.scored))
     spans = spans_of(store, repo, snapshot, pool_ids)
     file_functions = functions_in_files(store, repo, snapshot, sorted({t.path for t in instance.targets}))
     target_ids = {i for i, span in file_functions.items() if any(span.overlaps(t) for t in instance.targets)}
     unmatched = [t.__dict__ for t in instance.targets if not any(s.overlaps(t) for s in file_functions.values())]
     spans.update(file_functions)
+    return Targets(instance.targets, target_ids, spans, file_functions, unmatched)
 
-    def hits_of(ids: list[str]) -> list[list[int]]:
-        """Every target each id hits, position by position (an id with no span hits nothing)."""
-        return [all_hits([spans[i]], instance.targets)[0] if i in spans else [] for i in ids]
 
-    proposals: dict[tuple[Origin, TestPolicy, str, int], Proposal] = {}
+class InstanceProposals:
+    """An instance's proposals, each (first stage, test policy, edges, seeds) made once, as the learned selector
+    reads them (`lexical`); `dump` receives each one made as training data (`training_row`)."""
 
-    def proposal_for(method: Method, seeds: int) -> Proposal:
+    def __init__(self, store: GraphStore, instance: Instance, rankings: dict[tuple[Origin, TestPolicy, bool], Ranking],
+                 n: int, top: int, targets: Targets, dump: Callable[[dict], None] | None) -> None:
+        self.store, self.instance, self.rankings, self.n, self.top = store, instance, rankings, n, top
+        self.targets, self.dump = targets, dump
+        self.made: dict[tuple[Origin, TestPolicy, str, int], Proposal] = {}
+
+    def of(self, method: EvalMethod, seeds: int) -> Proposal:
         key = (method.first_stage, method.tests, method.base.split("/")[2], seeds)
-        if key not in proposals:
-            ranking = rankings[method.stage]
-            proposal = proposals[key] = propose(store, repo, snapshot, instance.problem, ranking, seeds, n,
-                                                method.edges, lexical=True)
-            if dump is not None:
-                top = [i for i, _ in ranking.scored[:max(ks)]]
-                dump(training_row(instance, key, proposal, top, target_ids, hits_of))
-        return proposals[key]
+        if key not in self.made:
+            ranking = self.rankings[method.stage]
+            instance = self.instance
+            proposal = self.made[key] = propose(self.store, instance.repo, instance.base_commit, instance.problem,
+                                                ranking, seeds, self.n, method.edges, lexical=True)
+            if self.dump is not None:
+                top = [i for i, _ in ranking.scored[:self.top]]
+                self.dump(training_row(instance, key, proposal, top, self.targets.ids, self.targets.hits))
+        return self.made[key]
 
-    out: dict[str, dict] = {}
-    for method in methods:
-        ranking = rankings[method.stage]
-        per_k = {}
-        decided: dict[int, list] = {}
-        for k in ks:
-            top_k = [i for i, _ in ranking.scored[:k]]
-            if not method.graph:
-                ids, extra = top_k, {}
-            else:
-                proposal = proposal_for(method, min(c, k))
-                bounds: dict[str, Selector] = {SelectorKind.ALL: AdmitAll(),
-                                               SelectorKind.ORACLE: AdmitOracle(target_ids)}
-                selector = bounds.get(method.selector, llm)
-                assert selector is not None  # the LLM is opened when a method needs it
-                if min(c, k) not in decided:
-                    decided[min(c, k)] = decide_all(selector, proposal.requests)
-                decisions = decided[min(c, k)]
-                result = exchange(top_k, proposal.seeds, {d.seed: d.admitted for d in decisions}, proposal.pool_rank,
-                                  keep_budget=selector.uses_budget)
-                ids = result.ranking
-                in_top = set(top_k)
-                extra = {"admitted": len(result.admitted), "admitted_hits": sum(i in target_ids for i in result.admitted),
-                         "displaced": len(result.displaced),
-                         "displaced_hits": sum(i in target_ids for i in result.displaced),
-                         "proposals": sum(1 for nb in proposal.neighbours if nb.id not in in_top),
-                         "tokens": sum(d.tokens_in + d.tokens_out for d in decisions if not d.cached)}
-            per_k[str(k)] = {"ids": ids, "hits": hits_of(ids), **extra}
-        out[method.name] = per_k
-    dense = next((r for (origin, *_), r in sorted(rankings.items()) if origin == Origin.DENSE), None)
-    seeds = [i for i, _ in dense.scored[:c]] if dense is not None else []
-    return {"instance_id": instance.id, "repo": repo, "language": instance.language, "snapshot": snapshot,
-            "m": len(instance.targets), "unmatched_targets": unmatched, "methods": out,
-            "locality": locality(store, repo, snapshot, instance.targets, file_functions, seeds)}
+
+def method_cell(method: EvalMethod, k: int, c: int, ranking: Ranking, proposals: InstanceProposals, targets: Targets,
+                llm: Selector | None, decided: dict[int, list[Decision]]) -> dict:
+    """One method at one K: its ids and their hits; for a graph method also what the exchange did, counted as
+    `spider-query`'s summary counts it (`select_and_exchange`), with how many admitted and displaced are hits.
+    `decided` holds the method's decisions by seeds, made at an earlier K."""
+    top_k = [i for i, _ in ranking.scored[:k]]
+    if not method.graph:
+        return {"ids": top_k, "hits": targets.hits(top_k)}
+    seeds = min(c, k)
+    bounds: dict[str, Selector] = {SelectorKind.ALL: AdmitAll(), SelectorKind.ORACLE: AdmitOracle(targets.ids)}
+    selector = bounds.get(method.selector, llm)
+    assert selector is not None  # the LLM is opened when a method needs it
+    done = select_and_exchange(proposals.of(method, seeds), selector, top_k, decided.get(seeds))
+    decided[seeds] = done.decisions
+    outcome, counts = done.outcome, done.summary
+    return {"ids": outcome.ranking, "hits": targets.hits(outcome.ranking),
+            "admitted": counts.admitted, "admitted_hits": sum(i in targets.ids for i in outcome.admitted),
+            "displaced": counts.displaced, "displaced_hits": sum(i in targets.ids for i in outcome.displaced),
+            "proposals": counts.proposals, "tokens": counts.tokens_in + counts.tokens_out}
 
 
 def training_row(instance: Instance, key: tuple[Origin, TestPolicy, str, int], proposal: Proposal, top: list[str],
@@ -293,8 +325,8 @@ def locality(store: GraphStore, repo: str, snapshot: str, targets: tuple[Span, .
 
 
 def spans_of(store: GraphStore, repo: str, snapshot: str, ids: list[str]) -> dict[str, Span]:
-    return {i: Span(row["path"], row["start_line"], row["end_line"])
-            for i, row in function_info(store, repo, snapshot, ids).items()}
+    return {i: Span(info.path, info.start_line, info.end_line)
+            for i, info in function_info(store, repo, snapshot, ids).items()}
 
 
 def functions_in_files(store: GraphStore, repo: str, snapshot: str, paths: list[str]) -> dict[str, Span]:
@@ -303,9 +335,9 @@ def functions_in_files(store: GraphStore, repo: str, snapshot: str, paths: list[
 
 
 def run_evaluation(
-    store: GraphStore, instances: list[Instance], repos_dir: Path, out_dir: Path, methods: list[Method],
+    store: GraphStore, instances: list[Instance], repos_dir: Path, out_dir: Path, methods: list[EvalMethod],
     ks: tuple[int, ...] = KS, n: int = 500, c: int = 5, llm_selector: str = "learned",
-    report: Callable[[str], None] = print,
+    report: Callable[[str], None] = print, *, settings: Settings,
 ) -> tuple[Path, list[dict]]:
     """Evaluate every instance not already in out_dir/instances.jsonl; returns that file and the instances that
     failed (also in out_dir/failures.jsonl). A missing repository stops the run before it starts; an instance
@@ -316,7 +348,7 @@ def run_evaluation(
     results, training = out_dir / "instances.jsonl", out_dir / "candidates.jsonl"
     done = done_instances(results, methods)
     needs_llm = any(m.graph and m.selector not in (SelectorKind.ALL, SelectorKind.ORACLE) for m in methods)
-    llm = open_selector(llm_selector)[0] if needs_llm else None
+    llm = open_selector(llm_selector, settings=settings)[0] if needs_llm else None
     todo = [i for i in instances if i.id not in done]
     git_dirs = {repo: find_repository(repos_dir, repo) for repo in sorted({i.repo for i in todo})}
     todo = oldest_first(todo, git_dirs)
@@ -326,10 +358,10 @@ def run_evaluation(
     for number, instance in enumerate(todo, start=1):
         clock = time.perf_counter()
         try:
-            indexing = ensure_snapshot(store, instance, repos_dir)
+            indexing = ensure_snapshot(store, instance, repos_dir, settings)
             indexed_at = time.perf_counter()
             proposals: list[dict] = []
-            row = evaluate_instance(store, instance, methods, ks, n, c, llm, dump=proposals.append)
+            row = evaluate_instance(store, instance, methods, ks, n, c, llm, dump=proposals.append, settings=settings)
         except Exception as exc:  # noqa: BLE001 - recorded with its type, and the run goes on
             error = str(exc) if isinstance(exc, SpiderError) else f"{type(exc).__name__}: {exc}"
             failures.append({"instance_id": instance.id, "repo": instance.repo, "error": error})
@@ -374,3 +406,18 @@ def instance_rows(eval_dir: Path) -> list[dict]:
     for row in rows:
         row["methods"].update(cv.get(row["instance_id"], {}))
     return rows
+
+
+def merge_cross_validation(rows: list[dict], path: Path, report: Callable[[str], None] = print) -> list[str]:
+    """Add `spider train-selector`'s out-of-fold methods (`path`: its learned_cv.jsonl) to the rows, when every
+    row has them (else `report` says so); their names."""
+    if not path.is_file():
+        return []
+    cells = {row["instance_id"]: row["methods"] for row in read_results(path)}
+    names = sorted({m for methods in cells.values() for m in methods})
+    if not rows or any(set(names) - set(cells.get(row["instance_id"], {})) for row in rows):
+        report(f"note: {path} does not cover every instance (rerun `spider train-selector`); left out")
+        return []
+    for row in rows:
+        row["methods"].update(cells[row["instance_id"]])
+    return names

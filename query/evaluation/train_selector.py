@@ -26,7 +26,7 @@ from spider.core.errors import ConfigurationError, InvalidInput, NotFound
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.run import read_jsonl
 from spider.query.exchange import exchange
-from spider.query.retrieve.test_policy import DEFAULT_TESTS
+from spider.query.retrieve.tests_policy import DEFAULT_TESTS
 from spider.query.select.features import FEATURES
 from spider.query.select.learned import SelectorModel, Weights
 
@@ -40,8 +40,9 @@ MAX_ACC_DROP = 0.05  # of the instances DER solves at THRESHOLD_K, the share the
 
 
 @dataclass
-class Proposal:
-    """One dumped (instance, first stage, edges, seeds) proposal."""
+class DumpedProposal:
+    """One proposal (instance, first stage, edges, seeds) as `spider eval` dumped it to candidates.jsonl: a
+    `graph_steps.Proposal`'s candidates with their features and labels, replayable offline."""
 
     row: dict
 
@@ -55,7 +56,7 @@ class Proposal:
 
     @cached_property
     def baseline_solves(self) -> bool:
-        """The first stage alone finds every target within THRESHOLD_K (DER for spider, SR for spisr)."""
+        """The first stage alone finds every target within THRESHOLD_K (DER for spider, BM25 for spisr)."""
         return recall_at([self.row["hits"][i] for i in self.row["top"]], self.row["m"], THRESHOLD_K) == 1.0
 
     @property
@@ -90,7 +91,7 @@ class Proposal:
                 "proposals": len({c["id"] for c in row["candidates"]} - in_top), "tokens": 0}
 
 
-def load_proposals(path: Path) -> list[Proposal]:
+def load_proposals(path: Path) -> list[DumpedProposal]:
     """The dump's proposals with seeds = c (K >= c); a rerun's duplicate rows replace earlier ones."""
     if not path.is_file():
         raise NotFound(f"no training data at {path}: run `spider eval` first (it writes candidates.jsonl)")
@@ -101,10 +102,10 @@ def load_proposals(path: Path) -> list[Proposal]:
                                "rerun `spider eval` into a fresh directory")
         latest[(row["instance_id"], row["origin"], row.get("tests", DEFAULT_TESTS), row["edges"], row["c"])] = row
     seeds = max((row["c"] for row in latest.values()), default=0)
-    return [Proposal(row) for row in latest.values() if row["c"] == seeds]
+    return [DumpedProposal(row) for row in latest.values() if row["c"] == seeds]
 
 
-def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP,
+def fit(proposals: list[DumpedProposal], max_acc_drop: float = MAX_ACC_DROP,
         class_weight: str | None = CLASS_WEIGHT) -> Weights:
     """Logistic regression on the proposals' candidates (one first stage; `class_weight` as sklearn's); the
     threshold that maximises their mean Recall@THRESHOLD_K through the exchange (`best_threshold`)."""
@@ -131,19 +132,19 @@ def fit(proposals: list[Proposal], max_acc_drop: float = MAX_ACC_DROP,
     return dataclasses.replace(fitted, threshold=best_threshold(train, curves, max_acc_drop), thresholds=by_edges)
 
 
-def probabilities_of(weights: Weights, proposal: Proposal) -> np.ndarray:
+def probabilities_of(weights: Weights, proposal: DumpedProposal) -> np.ndarray:
     if not proposal.row["candidates"]:
         return np.zeros(0)
     z = weights.intercept + ((proposal.x - np.array(weights.mean)) / np.array(weights.scale)) @ np.array(weights.coef)
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
-def admitted(weights: Weights, proposal: Proposal) -> np.ndarray:
+def admitted(weights: Weights, proposal: DumpedProposal) -> np.ndarray:
     """Which of the proposal's candidates the model admits: as `LearnedSelector` decides, its expansion's threshold."""
     return probabilities_of(weights, proposal) >= weights.threshold_for(proposal.row["edges"])
 
 
-def recall_curve(proposal: Proposal, probability: np.ndarray) -> np.ndarray:
+def recall_curve(proposal: DumpedProposal, probability: np.ndarray) -> np.ndarray:
     """Recall@THRESHOLD_K through the exchange at each of THRESHOLDS. Thresholds that admit as many candidates
     admit the same ones, so the proposal is replayed once per distinct count, not once per threshold."""
     by_count: dict[int, float] = {}
@@ -158,7 +159,7 @@ def recall_curve(proposal: Proposal, probability: np.ndarray) -> np.ndarray:
     return np.array(curve)
 
 
-def threshold_outcomes(proposals: list[Proposal], curves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def threshold_outcomes(proposals: list[DumpedProposal], curves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """At each of THRESHOLDS: (mean Recall@THRESHOLD_K, share of the instances DER solves at THRESHOLD_K that
     stay solved), from the proposals' `recall_curve`s."""
     recall = np.mean(curves, axis=0)
@@ -173,14 +174,16 @@ def allowed_thresholds(kept: np.ndarray, max_acc_drop: float = MAX_ACC_DROP) -> 
     return [i for i in range(len(THRESHOLDS)) if kept[i] >= 1 - max_acc_drop] or [len(THRESHOLDS) - 1]
 
 
-def best_threshold(proposals: list[Proposal], curves: list[np.ndarray], max_acc_drop: float = MAX_ACC_DROP) -> float:
+def best_threshold(proposals: list[DumpedProposal], curves: list[np.ndarray],
+                   max_acc_drop: float = MAX_ACC_DROP) -> float:
     """The threshold with the best mean Recall@THRESHOLD_K among those that keep ≥ 1 − max_acc_drop of DER's
     solved instances solved (`allowed_thresholds`); ties go to the higher threshold."""
     recall, kept = threshold_outcomes(proposals, curves)
     return THRESHOLDS[max(allowed_thresholds(kept, max_acc_drop), key=lambda i: (recall[i], THRESHOLDS[i]))]
 
 
-def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal], list[Proposal]]]:
+def repository_folds(
+        proposals: list[DumpedProposal]) -> list[tuple[str, list[DumpedProposal], list[DumpedProposal]]]:
     """(held-out repository, training proposals, test proposals): one fold per repository."""
     repos = sorted({p.row["repo"] for p in proposals})
     if len(repos) < 2:
@@ -189,9 +192,9 @@ def repository_folds(proposals: list[Proposal]) -> list[tuple[str, list[Proposal
             for repo in repos]
 
 
-def cross_validate(proposals: list[Proposal], ks: tuple[int, ...], report=print, max_acc_drop: float = MAX_ACC_DROP,
-                   class_weight: str | None = CLASS_WEIGHT,
-                   training: list[Proposal] | None = None) -> tuple[dict[str, dict[str, dict]], list[dict]]:
+def cross_validate(proposals: list[DumpedProposal], ks: tuple[int, ...], report=print,
+                   max_acc_drop: float = MAX_ACC_DROP, class_weight: str | None = CLASS_WEIGHT,
+                   training: list[DumpedProposal] | None = None) -> tuple[dict[str, dict[str, dict]], list[dict]]:
     """Each repository's instances answered by a model fit on the other repositories (per first stage and test
     policy): on their `proposals`, or on their `training` proposals (another dump's: does a model fit on an
     earlier first stage serve this one?).

@@ -18,7 +18,7 @@ from spider.core.cache_files import read_while_unchanged
 from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import function_text
-from spider.query.retrieve.test_policy import which_are_tests
+from spider.query.retrieve.tests_policy import which_are_tests
 from spider.query.retrieve.tokenize import code_tokens
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import re
 from spider.indexer.languages import is_test_code, split_entity_id
 from spider.query.retrieve.mentions import Named
 from spider.query.retrieve.tokenize import code_tokens
-from spider.query.select.stage2 import Candidate, SelectionRequest
+from spider.query.select.decide import Profile, SelectionRequest
 
 FEATURES = (
     "rank_log", "seed_rank_log", "score", "score_gap", "lexical",
@@ -69,7 +69,7 @@ class RequestFeatures:
                            enumerate(sorted(candidates, key=lambda c: (-c.lexical, c.rank)), start=1)}
         self.best_lexical = max(c.lexical for c in candidates)
 
-    def of(self, candidate: Candidate) -> list[float]:
+    def of(self, candidate: Profile) -> list[float]:
         """The FEATURES of one candidate, in order."""
         request, seed_parts = self.request, self.seed_parts
         path, parts = split_id(candidate.id)

@@ -11,7 +11,7 @@ import json
 import re
 
 from spider.core.errors import MalformedAnswer
-from spider.query.select.stage2 import Candidate, SelectionRequest
+from spider.query.select.decide import Profile, SelectionRequest
 
 CODE_LIMIT = 1500
 TRUNCATED = "... [truncated]"
@@ -66,7 +66,7 @@ def issue_excerpt(issue: str, limit: int) -> tuple[str, int]:
     return f"{kept}\n... [issue cut here: {left_out:,} more characters]", left_out
 
 
-def _function_block(tag: str, candidate: Candidate) -> str:
+def _function_block(tag: str, candidate: Profile) -> str:
     """The function's id, JSON-encoded, on the first line of the fence that holds its code: the heading is ours."""
     return f"### [{tag}]\n" + fenced(json.dumps(candidate.id) + "\n" + truncated(candidate.code))
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from spider.core.errors import SpiderError
 from spider.core.schema import Rel
 from spider.query.expand import MAX_DEPTH, edges_label, parse_edges
+from spider.query.select.decide import Profile, SelectionRequest
 from spider.query.select.llm import Completion, LLMSelector
 from spider.query.select.prompt import ANSWER_LIMIT, MalformedAnswer, parse_selection, user_prompt
-from spider.query.select.stage2 import Candidate, SelectionRequest
 
 from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
@@ -58,9 +58,9 @@ class NoCache:
 
 def request(offered: list[str], seed: str = "a.py:seed", code: str = "def f(): pass", issue: str = "fix it"
             ) -> SelectionRequest:
-    candidates = [Candidate(node_id, code, rank=i + 2, score=0.5, hops=1, rel_type="CONTAINS")
+    candidates = [Profile(node_id, code, rank=i + 2, score=0.5, hops=1, rel_type="CONTAINS")
                   for i, node_id in enumerate(offered)]
-    return SelectionRequest(issue, Candidate(seed, code, 1, 0.9), candidates, 0, 1, "contains (up to 4 hops) relationships")
+    return SelectionRequest(issue, Profile(seed, code, 1, 0.9), candidates, 0, 1, "contains (up to 4 hops) relationships")
 
 
 ids = st.text(min_size=1, max_size=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from spider.query.evaluation.run import Instance, oldest_first
-from spider.query.evaluation.train_selector import Proposal, load_proposals
+from spider.query.evaluation.train_selector import DumpedProposal, load_proposals
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
@@ -99,7 +99,7 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
 def assert_training_dump_replays_the_oracle(out: Path, rows: list[dict]) -> None:
     """candidates.jsonl holds each proposal's features and labels; admitting its labelled candidates through the
     offline replay gives exactly what the oracle answered online."""
-    dumped = [Proposal(json.loads(line)) for line in (out / "candidates.jsonl").read_text().splitlines()]
+    dumped = [DumpedProposal(json.loads(line)) for line in (out / "candidates.jsonl").read_text().splitlines()]
     assert {(p.row["origin"], p.row["tests"], p.row["edges"], p.row["c"]) for p in dumped} == {
         (origin, "exclude", edges, c) for origin in ("hybrid", "dense", "bm25")
         for edges in ("contains:4", "invokes:2", "contains:4,invokes:2") for c in (2, 3)}  # -c 3: K=2 has 2 seeds

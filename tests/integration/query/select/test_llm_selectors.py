@@ -9,8 +9,8 @@ import re
 import time
 
 import pytest
+from spider.query.select.decide import Profile, SelectionRequest, decide_all
 from spider.query.select.llm import AnswerCache, AnthropicBackend, LLMSelector, OpenAIBackend
-from spider.query.select.stage2 import Candidate, SelectionRequest, decide_all
 
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 
@@ -18,11 +18,11 @@ ISSUE = "Totals are wrong when a discount applies: DiscountedOrder.total forgets
 
 
 def make_request(seed_index: int = 0, n_seeds: int = 1, extra_code: str = "") -> SelectionRequest:
-    seed = Candidate(f"shop/models.py:Seed{seed_index}.total", "def total(self):\n    return 1\n", 1, 0.9)
+    seed = Profile(f"shop/models.py:Seed{seed_index}.total", "def total(self):\n    return 1\n", 1, 0.9)
     candidates = [
-        Candidate("shop/models.py:DiscountedOrder.total", "def total(self):\n    return apply_discount(base)\n" + extra_code,
+        Profile("shop/models.py:DiscountedOrder.total", "def total(self):\n    return apply_discount(base)\n" + extra_code,
                   3, 0.7, 2, "CONTAINS", ("<-CONTAINS-", "-CONTAINS->")),
-        Candidate("shop/models.py:Item.total", "def total(self, qty):\n    return self.price * qty\n", 9, 0.5, 2, "CONTAINS"),
+        Profile("shop/models.py:Item.total", "def total(self, qty):\n    return self.price * qty\n", 9, 0.5, 2, "CONTAINS"),
     ]
     return SelectionRequest(ISSUE, seed, candidates, seed_index, n_seeds, "contains (up to 4 hops) relationships")
 

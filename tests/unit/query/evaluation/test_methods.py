@@ -7,7 +7,7 @@ from spider.core.errors import InvalidInput
 from spider.core.schema import Rel
 from spider.query.evaluation.run import default_methods, parse_method
 from spider.query.results import Origin
-from spider.query.retrieve.test_policy import TestPolicy
+from spider.query.retrieve.tests_policy import TestPolicy
 
 
 @pytest.mark.parametrize("name, canonical, stage, graph", [

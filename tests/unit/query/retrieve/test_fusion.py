@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from spider.query.retrieve.fusion import reciprocal_rank_fusion
-from spider.query.retrieve.test_policy import demote_tests, which_are_tests
+from spider.query.retrieve.tests_policy import demote_tests, which_are_tests
 
 
 def test_fusion_sums_reciprocal_places_and_breaks_ties_by_id():

@@ -15,7 +15,7 @@ from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.train_selector import (
     THRESHOLD_K,
     THRESHOLDS,
-    Proposal,
+    DumpedProposal,
     best_threshold,
     cross_validate,
     fit,
@@ -26,25 +26,25 @@ from spider.query.evaluation.train_selector import (
     threshold_outcomes,
     train_selector,
 )
+from spider.query.select.decide import Profile, SelectionRequest
 from spider.query.select.features import FEATURES, named_in, request_features
 from spider.query.select.learned import LearnedSelector, SelectorModel, Weights
-from spider.query.select.stage2 import Candidate, SelectionRequest
 
 
 def feature(row: list[float], name: str) -> float:
     return row[FEATURES.index(name)]
 
 
-def request(issue: str, candidates: list[Candidate]) -> SelectionRequest:
-    seed = Candidate("shop/pay.py:Receipt.render", "def render(self): ...", rank=1, score=0.8)
+def request(issue: str, candidates: list[Profile]) -> SelectionRequest:
+    seed = Profile("shop/pay.py:Receipt.render", "def render(self): ...", rank=1, score=0.8)
     return SelectionRequest(issue, seed, candidates, 0, 5, "contains relationships (up to 4 hops)")
 
 
 def test_features_of_a_candidate():
     assert {"Parser.parse", "parse", "Parser", "tokens"} <= named_in("Parser.parse drops tokens")
-    sibling = Candidate("shop/pay.py:Receipt.header", "def header(self):\n    return title\n", rank=7, score=0.6,
+    sibling = Profile("shop/pay.py:Receipt.header", "def header(self):\n    return title\n", rank=7, score=0.6,
                         hops=2, rel_type="CONTAINS", degree=3, lexical=0.5)
-    test = Candidate("tests/test_pay.py:test_run", "def test_run(): pass", rank=40, score=0.4, hops=3,
+    test = Profile("tests/test_pay.py:test_run", "def test_run(): pass", rank=40, score=0.4, hops=3,
                      rel_type="INVOKES")
     first, second = request_features(request("Receipt.header prints the title twice", [sibling, test]))
     assert feature(first, "qualified_in_issue") == 1 and feature(first, "name_in_issue") == 1
@@ -59,9 +59,9 @@ def test_features_of_a_candidate():
 
 
 def test_features_read_the_file_of_a_name_with_colons():
-    cast = Candidate("shop/pay.py:Receipt.operator std::string", "operator std::string() const", rank=9, score=0.5,
+    cast = Profile("shop/pay.py:Receipt.operator std::string", "operator std::string() const", rank=9, score=0.5,
                      hops=2, rel_type="CONTAINS")
-    test_cast = Candidate("tests/pay_test.cc:Fake.operator std::string", "operator std::string()", rank=12,
+    test_cast = Profile("tests/pay_test.cc:Fake.operator std::string", "operator std::string()", rank=12,
                           score=0.4, hops=3, rel_type="INVOKES")
     first, second = request_features(request("the receipt prints garbage", [cast, test_cast]))
     assert feature(first, "same_file") == 1 and feature(first, "same_class") == 1
@@ -69,8 +69,8 @@ def test_features_read_the_file_of_a_name_with_colons():
 
 
 def test_features_that_tie_the_issue_and_the_seed_to_the_code():
-    seed = Candidate("shop/pay.py:Receipt.render", "def render(self):\n    return self.header()\n", rank=1, score=0.8)
-    header = Candidate("shop/pay.py:Receipt.header", "def header(self):\n    return render_title(self.order_id)\n",
+    seed = Profile("shop/pay.py:Receipt.render", "def render(self):\n    return self.header()\n", rank=1, score=0.8)
+    header = Profile("shop/pay.py:Receipt.header", "def header(self):\n    return render_title(self.order_id)\n",
                        rank=7, score=0.6, hops=2, rel_type="CONTAINS")
     issue = "In shop/pay.py the header shows order_id twice: render_title is called with it"
     (row,) = request_features(SelectionRequest(issue, seed, [header], 0, 5, ""))
@@ -86,8 +86,8 @@ def model_with(weights: dict[str, float], intercept: float = 0.0, threshold: flo
 
 
 def test_the_selector_admits_what_the_model_scores_above_its_threshold():
-    named = Candidate("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
-    other = Candidate("shop/pay.py:reset", "", rank=3, score=0.7, hops=2, rel_type="CONTAINS")
+    named = Profile("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
+    other = Profile("shop/pay.py:reset", "", rank=3, score=0.7, hops=2, rel_type="CONTAINS")
     selector = LearnedSelector(model_with({"name_in_issue": 10.0}, intercept=-5.0))
     decision = selector.decide(request("tokenize drops the last token", [named, other]))
     assert decision.admitted == ["shop/pay.py:tokenize"] and decision.offered == ["shop/pay.py:tokenize", "shop/pay.py:reset"]
@@ -107,7 +107,7 @@ def test_serving_weights_reproduce_sklearn_and_the_vectorised_training_path():
     expected = reference.predict_proba((x - mean) / scale)[:, 1]
     assert [weights.probability(list(row)) for row in x] == pytest.approx(expected, abs=1e-12)
     row = {"candidates": [{"x": list(r)} for r in x]}
-    assert probabilities_of(weights, Proposal(row)) == pytest.approx(expected, abs=1e-12)
+    assert probabilities_of(weights, DumpedProposal(row)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_model_file_round_trip_and_bad_files(tmp_path):
@@ -147,7 +147,7 @@ def dumped(instance: str, repo: str, named: bool) -> dict:
 
 
 def test_replay_is_the_exchange():
-    proposal = Proposal(dumped("i", "r", named=True))
+    proposal = DumpedProposal(dumped("i", "r", named=True))
     cell = proposal.replay(np.array([True, False]), 4)
     # the admitted target goes right below its seed t1; the lowest unprotected member of S_4 (t4) makes room
     assert cell["ids"] == ["t1", "i:named", "t2", "t3"] and cell["hits"] == [[], [0], [], []]
@@ -157,13 +157,13 @@ def test_replay_is_the_exchange():
 
 def test_replay_counts_a_displaced_target_that_is_no_candidate():
     """t25 hits a target but is no neighbour of any seed: evicting it at K=25 is a displaced hit all the same."""
-    cell = Proposal(dumped("i", "r", named=True)).replay(np.array([False, True]), 25)
+    cell = DumpedProposal(dumped("i", "r", named=True)).replay(np.array([False, True]), 25)
     assert "t25" not in cell["ids"] and (cell["displaced"], cell["displaced_hits"]) == (1, 1)
 
 
 def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     rows = [dumped(f"{repo}-{i}", repo, named=True) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
-    for fold_repo, train, test in repository_folds([Proposal(r) for r in rows]):
+    for fold_repo, train, test in repository_folds([DumpedProposal(r) for r in rows]):
         assert {p.row["repo"] for p in test} == {fold_repo} and fold_repo not in {p.row["repo"] for p in train}
     random.Random(0).shuffle(rows)
     (tmp_path / "candidates.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"cut')
@@ -182,13 +182,14 @@ def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
 def test_folds_fit_on_another_dump_leave_the_held_out_repository_out_of_it_too():
     """The other dump (an earlier first stage) names the wrong candidate in a/x and b/y: c/z, answered by a model
     fit on those alone, admits no target, though c/z's own rows there (the majority) name the right one."""
-    served = [Proposal(dumped(f"{repo}-{i}", repo, named=True)) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
-    training = [Proposal(dumped(f"earlier-{i}", "c/z", named=True)) for i in range(40)]
+    served = [DumpedProposal(dumped(f"{repo}-{i}", repo, named=True))
+              for repo in ("a/x", "b/y", "c/z") for i in range(8)]
+    training = [DumpedProposal(dumped(f"earlier-{i}", "c/z", named=True)) for i in range(40)]
     for proposal in served[:16]:
         row = json.loads(json.dumps(proposal.row))
         named, other = row["candidates"]
         named["x"], other["x"] = other["x"], named["x"]
-        training.append(Proposal(row))
+        training.append(DumpedProposal(row))
 
     cells, folds = cross_validate(served, (4,), report=lambda _: None, training=training)
 
@@ -210,7 +211,7 @@ def test_the_regression_is_calibrated_so_a_threshold_reads_as_a_share_of_targets
             row["candidates"].append({"id": f"i{i}:more{n}", "seed": "t1", "rank": 50 + n, "label": False, "x": x})
             row["hits"][f"i{i}:more{n}"] = []
         rows.append(row)
-    proposals = [Proposal(r) for r in rows]
+    proposals = [DumpedProposal(r) for r in rows]
 
     def mean_probability(weights) -> float:
         return np.concatenate([probabilities_of(weights, p) for p in proposals]).mean()
@@ -221,18 +222,18 @@ def test_the_regression_is_calibrated_so_a_threshold_reads_as_a_share_of_targets
 
 def test_training_needs_two_repositories_and_a_dump(tmp_path):
     with pytest.raises(SpiderError, match="at least two repositories"):
-        repository_folds([Proposal(dumped("i", "r", named=True))])
+        repository_folds([DumpedProposal(dumped("i", "r", named=True))])
     with pytest.raises(SpiderError, match="run `spider eval` first"):
         load_proposals(tmp_path / "candidates.jsonl")
 
 
 def test_the_threshold_keeps_the_instances_der_solves():
-    gains = Proposal(dumped("gains", "r", named=True))  # admitting its named candidate finds target 0
+    gains = DumpedProposal(dumped("gains", "r", named=True))  # admitting its named candidate finds target 0
     solved = dumped("solved", "r", named=True)
     solved["hits"] = {**{i: [] for i in solved["hits"]}, "t19": [0], "t20": [1]}  # DER has both targets at K=20
     for c in solved["candidates"]:
         c["label"] = False
-    solved = Proposal(solved)
+    solved = DumpedProposal(solved)
     probabilities = [np.array([0.5, 0.0]), np.array([0.1, 0.0])]  # a low threshold also admits into `solved`
     curves = [recall_curve(gains, probabilities[0]), recall_curve(solved, probabilities[1])]
     # admitting into `solved` evicts t20, a target: only thresholds above 0.1 keep it solved
@@ -253,7 +254,7 @@ def test_the_recall_curve_is_the_exchange_replayed_at_every_threshold():
             row["candidates"].append({"id": f"i{seed}:more{n}", "seed": f"t{1 + n % 2}", "rank": 41 + n,
                                       "label": n % 3 == 0, "x": [0.0] * len(FEATURES)})
             row["hits"][f"i{seed}:more{n}"] = [1] if n % 3 == 0 else []
-        proposal = Proposal(row)
+        proposal = DumpedProposal(row)
         probability = np.array([rng.random() ** 3 for _ in proposal.row["candidates"]])
         expected = [recall_at(proposal.replay(probability >= t, THRESHOLD_K)["hits"], proposal.row["m"], THRESHOLD_K)
                     for t in THRESHOLDS]
@@ -261,7 +262,7 @@ def test_the_recall_curve_is_the_exchange_replayed_at_every_threshold():
 
 
 def test_an_expansion_with_its_own_threshold_uses_it_others_the_general_one(tmp_path):
-    named = Candidate("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
+    named = Profile("shop/pay.py:tokenize", "", rank=9, score=0.5, hops=2, rel_type="CONTAINS")
     base = model_with({"name_in_issue": 10.0}, intercept=-5.0)  # named: p = 0.993
     strict = dataclasses.replace(base.weights["dense"], thresholds={"invokes:2": 0.999})
     model = SelectorModel("t2", {"dense": strict}, {})

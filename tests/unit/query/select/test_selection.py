@@ -9,6 +9,7 @@ import pytest
 from spider.core.errors import SpiderError
 from spider.core.schema import Rel
 from spider.query.expand import parse_edges
+from spider.query.select.decide import AdmitAll, AdmitNone, AdmitOracle, Profile, SelectionRequest
 from spider.query.select.llm import AnswerCache, Completion, LLMSelector
 from spider.query.select.prompt import (
     CODE_LIMIT,
@@ -19,7 +20,6 @@ from spider.query.select.prompt import (
     system_prompt,
     user_prompt,
 )
-from spider.query.select.stage2 import AdmitAll, AdmitNone, AdmitOracle, Candidate, SelectionRequest
 
 from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, prompt_sections
 
@@ -27,9 +27,9 @@ from tests.fixtures.llm_server import OUR_LINES, ScriptedBackend, fenced_ids, pr
 def request(issue: str = "fix the parser", codes: dict[str, str] | None = None, seed: str = "a.py:seed"
             ) -> SelectionRequest:
     codes = codes or {"a.py:f": "def f(): pass", "a.py:g": "def g(): pass"}
-    candidates = [Candidate(node_id, code, rank=i + 2, score=0.5, hops=2, rel_type="CONTAINS")
+    candidates = [Profile(node_id, code, rank=i + 2, score=0.5, hops=2, rel_type="CONTAINS")
                   for i, (node_id, code) in enumerate(codes.items())]
-    return SelectionRequest(issue, Candidate(seed, "def seed(): pass", 1, 0.9), candidates, 1, 5,
+    return SelectionRequest(issue, Profile(seed, "def seed(): pass", 1, 0.9), candidates, 1, 5,
                             "contains (up to 4 hops) relationships")
 
 

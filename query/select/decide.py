@@ -1,4 +1,5 @@
-"""Step 5 of the query: Stage-2 selection, one decision per seed, the seeds' calls issued concurrently.
+"""Step 5 of the query (the paper's Stage 2): a selector decides which of each seed's neighbours to admit, one
+decision per seed, the seeds' calls issued concurrently.
 
 A selector sees the issue, the seed and the seed's candidates (Stage-1 neighbours) and admits some of them.
 Whatever goes wrong inside one call (timeout, rate limit, a non-JSON answer) costs that seed its admissions, never
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
+
+from spider.query.results import Decision
 
 
 class SelectorKind(StrEnum):
@@ -26,7 +29,10 @@ class SelectorKind(StrEnum):
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Profile:
+    """One function as a selector reads it: a seed, or a neighbour offered for admission; its code, its place in
+    the first-stage ranking, how the graph reached it, and the evidence the learned selector's features read."""
+
     id: str
     code: str
     rank: int  # 1-based place in the ranking the query started from (hybrid, dense or BM25)
@@ -43,9 +49,11 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SelectionRequest:
+    """What a selector is asked about one seed: the issue, the seed, and its Stage-1 neighbours."""
+
     issue: str
-    seed: Candidate
-    candidates: list[Candidate]
+    seed: Profile
+    candidates: list[Profile]
     seed_index: int  # 0-based, among n_seeds
     n_seeds: int
     edge_phrase: str  # e.g. "contains relationships (up to 4 hops)"
@@ -53,22 +61,10 @@ class SelectionRequest:
     edges: str = ""  # the expansion as --edges spells it ("contains:4"): the learned selector's threshold depends on it
 
 
-@dataclass
-class Decision:
-    seed: str
-    offered: list[str]
-    admitted: list[str] = field(default_factory=list)
-    status: str = "ok"  # ok | malformed answer | timeout | rate limited | API error | no API key
-    detail: str = ""
-    ignored: list[str] = field(default_factory=list)  # returned ids that were not offered
-    tokens_in: int = 0
-    tokens_out: int = 0
-    seconds: float = 0.0  # set by decide_all
-    cached: bool = False
-    issue_cut: int = 0  # characters of the issue left out of the prompt (LLM selectors cap it at a token budget)
-
-
 class Selector(Protocol):
+    """Decides, for one seed at a time, which of its neighbours to admit (`--selector`: the LLM selectors, the
+    learned one, `all`, `none`; `oracle` in evaluation)."""
+
     name: str  # what the output calls it, e.g. "anthropic (claude-sonnet-4-5)"
     uses_budget: bool  # False only for `all`: admit everything, the answer grows past K
     needs_lexical: bool  # whether candidates must carry their BM25 score (costs loading the snapshot's index)
