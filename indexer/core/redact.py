@@ -1,5 +1,19 @@
 """Secrets never leave spider: every message, log line and output a command writes passes through `redact`,
-which masks the password of any URI and the values of the secret-bearing settings in use."""
+which masks the password of any URI and the values of the secret-bearing settings in use.
+
+Which settings are in use is said by the doors, not read here: each door (a CLI command, a Celery task, the public
+API's `open_stores`) hands the `Settings` it resolved to `mask_secrets_of` once, and from then on every output of
+the process masks their secret values, the passwords of their URLs and the local Neo4j server's passwords kept
+under their home, whether the settings came from the environment or were given (`Settings(neo4j_password=...)`,
+which no environment variable holds). `redact` is called from printing and logging everywhere, so it cannot be
+handed settings by its caller; a registry the doors fill is how it learns them.
+
+Masking is defence, not configuration: on top of what the doors registered, `secrets` also masks the secret
+variables the environment holds when it is called (`Settings.from_env()`), so a secret the process can see is
+masked even where no door has resolved it yet (a log line of a library, a test that sets a variable and prints).
+That read decides nothing spider does, only what it hides, and masking more than a door registered is never
+weaker than before.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +22,13 @@ import json
 import logging
 import re
 import sys
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote, unquote
 
-from spider.core.settings import Settings, spider_home_path
+from spider.core.settings import Settings
 
 MASK = "***"
 # Shorter values are not masked where they appear as plain text (a URI's password always is): Neo4j refuses
@@ -33,13 +49,39 @@ def _uri_password(uri: str) -> str:
     return userinfo.partition(":")[2] if at else ""
 
 
+# What the doors said is in use (`mask_secrets_of`): secret values, URLs whose passwords are secret, homes whose
+# local Neo4j passwords are. Only ever added to, under a lock: a process resolves a few settings in its life.
+_registered_values: set[str] = set()
+_registered_urls: set[str] = set()
+_registered_homes: set[Path] = set()
+_registering = threading.Lock()
+
+
+def mask_secrets_of(settings: Settings) -> None:
+    """Mask the secrets `settings` hold in every output of this process from now on: their secret values, the
+    passwords of their URLs, and the passwords of the local Neo4j server under their home. A door calls this with
+    the settings it resolved (more than once is harmless)."""
+    values, urls = settings.secret_values()
+    with _registering:
+        _registered_values.update(values)
+        _registered_urls.update(urls)
+        _registered_homes.add(settings.home)
+
+
 def secrets() -> set[str]:
-    """The secret values in use now, each as written and as it appears quoted, escaped or percent-encoded."""
-    settings = Settings.from_env()
-    values = [*settings.secrets, *(_uri_password(url) for url in settings.secret_urls)]
-    for name in ("password", "reader-password"):  # the local server's users: neo4j and the read-only reader
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            values.append((spider_home_path() / "neo4j" / name).read_text().strip())
+    """The secret values in use now, each as written and as it appears quoted, escaped or percent-encoded: those of
+    the settings the doors registered and those the environment holds."""
+    held = Settings.from_env()  # defence, not configuration: see the module's docstring
+    held_values, held_urls = held.secret_values()
+    with _registering:
+        values = [*_registered_values, *held_values]
+        urls = [*_registered_urls, *held_urls]
+        homes = {*_registered_homes, held.home}
+    values += [_uri_password(url) for url in urls]
+    for home in homes:
+        for name in ("password", "reader-password"):  # the local server's users: neo4j and the read-only reader
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                values.append((home / "neo4j" / name).read_text().strip())
     values += [unquote(value) for value in values]
     forms = {form for value in values for form in (value, json.dumps(value)[1:-1], repr(value)[1:-1], quote(value))}
     return {form for form in forms if len(form) >= SHORTEST_SECRET}
@@ -103,4 +145,4 @@ def _redact_log_records() -> None:
     logging.setLogRecordFactory(redacted_record)
 
 
-__all__ = ["MASK", "RedactingStream", "redact", "redacted_output", "secrets"]
+__all__ = ["MASK", "RedactingStream", "mask_secrets_of", "redact", "redacted_output", "secrets"]

@@ -1,7 +1,17 @@
 """Where local state lives and which services to use: every environment variable spider reads is read and checked
-here. `Settings.from_env()` is called when a setting is needed (by a CLI command, a Celery task, a public function),
-never at import, so a variable set before a call is seen by it; a checked value is checked where it is used (a bad
-SPIDER_LLM_TIMEOUT fails a query that calls an LLM, not an index run). SPIDER_HOME is read by `spider_home`."""
+here, by `Settings.from_env()`.
+
+The environment is read at the doors, once: a CLI command (`spider.cli.error_handler.fail_cleanly`), the MCP
+server (started by `spider mcp`, a CLI command), a Celery task (`indexer.distributed.tasks`) and the public API
+(`open_stores()` given no settings). Never at import, so a variable set before a call is seen by it. A door passes
+the `Settings` it resolved down, and what it opens (the graph, the vector store, the embedding model, the parse
+cache, the selectors) follows that object, as a client follows its constructor's arguments: nothing below the
+doors reads the environment (tests/unit/test_no_env_below_doors.py). A `Settings(...)` made in code reads no
+environment either: what it is not given is the default. The exceptions are named here and listed, with their
+callers, in that test: `settings_or_env`, for functions that tests and scripts still call without settings, and
+`spider_home` and `snapshot_cache_dir` without a home, for the files kept beside a snapshot and the graph format's
+fingerprint, which are still under the environment's SPIDER_HOME. A checked value is checked where it is used (a
+bad SPIDER_LLM_TIMEOUT fails a query that calls an LLM, not an index run)."""
 
 from __future__ import annotations
 
@@ -17,20 +27,30 @@ from urllib.parse import urlsplit
 from spider.core.errors import ConfigurationError
 
 
+def default_home() -> Path:
+    """Where local state lives when SPIDER_HOME (or `Settings.home`) names no place: ~/.spider."""
+    return Path.home() / ".spider"
+
+
 def spider_home_path() -> Path:
-    """SPIDER_HOME as set, without making it."""
-    return Path(os.environ.get("SPIDER_HOME") or Path.home() / ".spider").expanduser()
+    """SPIDER_HOME as set, without making it: the environment's home, for a door and for `settings_or_env`."""
+    return Path(os.environ.get("SPIDER_HOME") or default_home()).expanduser()
 
 
-def spider_home() -> Path:
-    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider), readable by
-    its owner only: the caches hold pickles and the code of every indexed repository."""
-    home = spider_home_path()
+def private_dir(home: Path) -> Path:
+    """`home`, made if need be and readable by its owner only: the caches hold pickles and the code of every
+    indexed repository."""
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     status = home.stat()
     if status.st_uid == os.getuid() and status.st_mode & 0o077:
         home.chmod(0o700)
     return home
+
+
+def spider_home() -> Path:
+    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider), readable by
+    its owner only. The environment's: below the doors, `Settings.home_dir()` is the home."""
+    return private_dir(spider_home_path())
 
 
 def path_name(name: str) -> str:
@@ -40,10 +60,13 @@ def path_name(name: str) -> str:
     return f"{readable}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
-def snapshot_cache_dir(repo: str, snapshot: str) -> Path:
+def snapshot_cache_dir(repo: str, snapshot: str, home: Path | None = None) -> Path:
     """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
-    the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it)."""
-    return spider_home() / "snapshots" / path_name(repo) / path_name(snapshot)
+    the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it). Under `home`
+    (a `Settings.home`); None: the environment's, which its callers still rely on (the digest and resolution
+    state `pipeline.stages` keeps must be where `graph.versions` reads and deletes them)."""
+    root = private_dir(home) if home is not None else spider_home()
+    return root / "snapshots" / path_name(repo) / path_name(snapshot)
 
 
 @dataclass(frozen=True)
@@ -126,8 +149,15 @@ class CacheSettings:
         """The parse cache's bound on stored results, in MiB."""
         return _positive_int("SPIDER_PARSE_CACHE_MB", self.parse_cache_mb_setting, PARSE_CACHE_MB)
 
-    def repo_cache_dir(self) -> Path:
-        return Path(self.repo_cache or spider_home() / "repo-cache").expanduser()
+    def repo_cache_dir(self, home: Path) -> Path:
+        """Where `spider org index` keeps its mirrors: SPIDER_REPO_CACHE, else `home`/repo-cache."""
+        return Path(self.repo_cache or private_dir(home) / "repo-cache").expanduser()
+
+    def parse_cache_file(self, home: Path) -> Path | None:
+        """The parse cache's file: SPIDER_PARSE_CACHE, else `home`/parse-cache.sqlite3; None when it is "off"."""
+        if self.parse_cache.lower() == "off":
+            return None
+        return Path(self.parse_cache) if self.parse_cache else private_dir(home) / "parse-cache.sqlite3"
 
 
 @dataclass(frozen=True)
@@ -135,11 +165,12 @@ class LLMSettings:
     """The LLM selectors' settings: which endpoint, which model, how long to wait, how much of the issue to send."""
 
     anthropic_api_key: str | None = None  # ANTHROPIC_API_KEY
+    anthropic_base_url: str | None = None  # ANTHROPIC_BASE_URL; None: the Messages API's own
     anthropic_model: str | None = None  # SPIDER_ANTHROPIC_MODEL
     openai_base_url: str | None = None  # SPIDER_OPENAI_BASE_URL: any OpenAI-compatible chat endpoint
     openai_model: str | None = None  # SPIDER_OPENAI_MODEL
     openai_api_key: str | None = None  # SPIDER_OPENAI_API_KEY
-    cache: str | None = None  # SPIDER_LLM_CACHE: the answer cache; None: SPIDER_HOME/llm-cache
+    cache: str | None = None  # SPIDER_LLM_CACHE: the answer cache; None: `Settings.home`/llm-cache
     timeout_setting: str = "60"  # SPIDER_LLM_TIMEOUT as written
     issue_tokens_setting: str | None = None  # SPIDER_LLM_ISSUE_TOKENS as written
 
@@ -154,6 +185,10 @@ class LLMSettings:
             raise ConfigurationError(
                 f"SPIDER_LLM_TIMEOUT must be a positive number of seconds, not {self.timeout_setting!r}")
         return seconds
+
+    def cache_dir(self, home: Path) -> Path:
+        """Where the LLM selectors' answers are cached: SPIDER_LLM_CACHE, else `home`/llm-cache."""
+        return Path(self.cache) if self.cache else private_dir(home) / "llm-cache"
 
     @property
     def issue_tokens(self) -> int:
@@ -175,8 +210,10 @@ class LocalNeo4jSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """Every setting spider reads from the environment, read at once; checked values are checked when used."""
+    """Every setting spider reads from the environment, read at once (`from_env`) or given (`Settings(...)`: what
+    is not given is the default, never the environment's); checked values are checked when used."""
 
+    home: Path = field(default_factory=default_home)  # SPIDER_HOME: all local state
     neo4j_uri: str | None = None  # NEO4J_URI; None: the local server
     neo4j_user: str = "neo4j"
     neo4j_password: str = ""
@@ -198,6 +235,7 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         get = environ.get
         return cls(
+            home=Path(get("SPIDER_HOME") or default_home()).expanduser(),
             neo4j_uri=get("NEO4J_URI") or None,
             neo4j_user=get("NEO4J_USER", "neo4j"),
             neo4j_password=get("NEO4J_PASSWORD", ""),
@@ -213,6 +251,7 @@ class Settings:
                                  parse_cache_mb_setting=get("SPIDER_PARSE_CACHE_MB"),
                                  repo_cache=get("SPIDER_REPO_CACHE") or None),
             llm=LLMSettings(anthropic_api_key=get("ANTHROPIC_API_KEY") or None,
+                            anthropic_base_url=get("ANTHROPIC_BASE_URL") or None,
                             anthropic_model=get("SPIDER_ANTHROPIC_MODEL") or None,
                             openai_base_url=get("SPIDER_OPENAI_BASE_URL") or None,
                             openai_model=get("SPIDER_OPENAI_MODEL") or None,
@@ -228,6 +267,20 @@ class Settings:
             secret_urls=tuple(get(variable, "") for variable in URL_VARIABLES),
         )
 
+    def home_dir(self) -> Path:
+        """`home`, made if need be, readable by its owner only (`private_dir`)."""
+        return private_dir(self.home)
+
+    def secret_values(self) -> tuple[list[str], list[str]]:
+        """(secret values, URLs whose passwords are secret) these settings hold: the fields `SECRET_VARIABLES`
+        and `URL_VARIABLES` fill, as given or as read, with what `from_env` recorded of those variables."""
+        given = [self.neo4j_password, self.qdrant.api_key, self.llm.anthropic_api_key, self.llm.openai_api_key,
+                 self.mcp_token]
+        urls = [self.neo4j_uri, self.celery.broker_url, self.celery.result_backend, self.qdrant.url,
+                self.llm.openai_base_url, self.llm.anthropic_base_url]
+        return ([value for value in (*given, *self.secrets) if value],
+                [value for value in (*urls, *self.secret_urls) if value])
+
     @property
     def neo4j(self) -> Neo4jSettings | None:
         """The Neo4j named by NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or None to use the local one (which reading
@@ -241,3 +294,10 @@ class Settings:
     def cypher_timeout(self) -> int:
         """Seconds an analyst's Cypher statement may run before the server stops it."""
         return _positive_int("SPIDER_CYPHER_TIMEOUT", self.cypher_timeout_setting, 60)
+
+
+def settings_or_env(settings: Settings | None) -> Settings:
+    """`settings`, or, where a caller gave none, the environment's (`Settings.from_env()`). For the functions that
+    tests, bench scripts and modules not yet handed a door's settings call without them; the pipeline under the
+    doors always passes its settings (tests/unit/test_no_env_below_doors.py lists the modules that call this)."""
+    return settings if settings is not None else Settings.from_env()

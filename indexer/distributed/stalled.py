@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import ClassVar
 
 from celery import bootsteps
 from spider.core.errors import SpiderError
 from spider.core.settings import QUEUES, Settings
-from spider.indexer.distributed.tasks import app, send_job_tasks_again
+from spider.indexer.distributed.tasks import app, send_job_tasks_again, task_settings
 from spider.indexer.graph import jobs, neo4j_local
 
 logger = logging.getLogger(__name__)
@@ -41,13 +42,15 @@ def queues_empty() -> bool:
 
 class StalledJobSweep(bootsteps.StartStopStep):
     """A worker's sweep for stalled jobs, on the worker's timer (in its main process, which never touches the
-    task processes' Neo4j driver: each sweep opens its own)."""
+    task processes' Neo4j driver: each sweep opens its own), with the settings of the command that started the
+    worker (`sweep_for`); added to a worker as it is, with the environment's, read as the worker starts it."""
 
     requires = {"celery.worker.components:Timer"}
+    configured: ClassVar[Settings | None] = None  # set by `sweep_for`
 
     def __init__(self, parent, **kwargs) -> None:
         super().__init__(parent, **kwargs)
-        self.settings = Settings.from_env()
+        self.settings = self.configured if self.configured is not None else task_settings()
         celery = self.settings.celery
         self.every = celery.sweep_interval
         self.idle_after = celery.visibility_timeout + 3 * celery.sweep_interval
@@ -85,3 +88,10 @@ class StalledJobSweep(bootsteps.StartStopStep):
                 logger.warning("job %s (%s @ %s) had not moved for %d s with no task queued: its tasks were "
                                "lost, and were sent again", job["id"], job["repo"], job["commit"][:12] or job["rev"],
                                self.idle_after)
+
+
+def sweep_for(settings: Settings) -> type[StalledJobSweep]:
+    """The sweep, as a step for `app.steps["worker"]` (Celery makes its steps itself, so their settings go with
+    the class): its timings and its graph are those `settings` name."""
+    return type(StalledJobSweep.__name__, (StalledJobSweep,),
+                {"configured": settings, "name": StalledJobSweep.name, "__module__": __name__})

@@ -1,7 +1,8 @@
 """The Neo4j server spider starts itself on 127.0.0.1 when NEO4J_URI is not set.
 
 It is Neo4j Community run embedded by the small Java launcher in deploy/neo4j, built with Maven on
-first use. Bolt and Neo4j Browser (HTTP) listen on 127.0.0.1 only. State lives in spider_home()/neo4j: data/
+first use. Bolt and Neo4j Browser (HTTP) listen on 127.0.0.1 only. State lives in HOME/neo4j (HOME: the
+`Settings.home` each function is given; given none, the environment's SPIDER_HOME): data/
 (the database), password (the `neo4j` user's, 0600, made once), reader-password (the read-only `reader` user's,
 for analysts in Neo4j Browser, 0600, made once), server.json (pid, Bolt and HTTP ports, java, versions),
 neo4j.log (launcher output) and a lock file that keeps two spider processes from starting two servers.
@@ -29,7 +30,7 @@ from typing import NamedTuple, TypeGuard
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 from spider.core.errors import ConfigurationError, ServiceUnavailable
-from spider.core.settings import LocalNeo4jSettings, Neo4jSettings, Settings, spider_home
+from spider.core.settings import LocalNeo4jSettings, Neo4jSettings, Settings, settings_or_env
 from spider.indexer.graph.store import GraphStore
 
 HOST = "127.0.0.1"
@@ -61,7 +62,7 @@ BIND_ATTEMPTS = 3
 def graph_settings(settings: Settings) -> Neo4jSettings:
     """The Neo4j to use: the one NEO4J_URI names, else the local server, which this starts if need be (reading
     settings never starts it: a caller that may start a server says so by calling this)."""
-    return settings.neo4j or ensure_running(settings.local_neo4j)
+    return settings.neo4j or ensure_running(settings)
 
 
 def open_graph(settings: Settings) -> GraphStore:
@@ -69,24 +70,27 @@ def open_graph(settings: Settings) -> GraphStore:
     return GraphStore(graph_settings(settings))
 
 
-def ensure_running(local: LocalNeo4jSettings | None = None, timeout: float = 120) -> Neo4jSettings:
-    """Return settings for the local server, building and starting it first if it is not running."""
-    local = local or Settings.from_env().local_neo4j
-    state = _state_dir()
+def ensure_running(settings: Settings | None = None, timeout: float = 120) -> Neo4jSettings:
+    """Return settings for the local server under the settings' home, building and starting it first (with their
+    JDK and launcher) if it is not running."""
+    settings = settings_or_env(settings)
+    local = settings.local_neo4j
+    state = _state_dir(settings)
     with _locked(state):
         record = _read_record(state)
         password = _password(state)
         pid = record.get("pid")
         if _is_launcher(pid):
-            settings = _settings(record["port"], password)
-            _wait_for_bolt(settings, pid, time.monotonic() + timeout, state)
-            return settings
+            running = _settings(record["port"], password)
+            _wait_for_bolt(running, pid, time.monotonic() + timeout, state)
+            return running
         return _start(state, record, password, timeout, local)
 
 
-def stop(timeout: float = 60) -> bool:
-    """Shut the local server down (SIGTERM, SIGKILL after timeout); False if none was running."""
-    state = _state_dir()
+def stop(timeout: float = 60, settings: Settings | None = None) -> bool:
+    """Shut the local server under the settings' home down (SIGTERM, SIGKILL after timeout); False if none was
+    running."""
+    state = _state_dir(settings_or_env(settings))
     with _locked(state):
         record = _read_record(state)
         pid = record.get("pid")
@@ -104,9 +108,9 @@ def stop(timeout: float = 60) -> bool:
         return True
 
 
-def status() -> dict:
-    """What `spider` knows about the local server, without starting it."""
-    state = _state_dir()
+def status(settings: Settings | None = None) -> dict:
+    """What `spider` knows about the local server under the settings' home, without starting it."""
+    state = _state_dir(settings_or_env(settings))
     record = _read_record(state)
     running = _is_launcher(record.get("pid"))
     port = record.get("port")
@@ -131,9 +135,9 @@ def browser_url(http_port: int) -> str:
     return f"http://{HOST}:{http_port}/browser/"
 
 
-def reader_settings() -> Neo4jSettings:
+def reader_settings(settings: Settings | None = None) -> Neo4jSettings:
     """The read-only user's settings for the running local server (what an analyst logs in with)."""
-    state = _state_dir()
+    state = _state_dir(settings_or_env(settings))
     record = _read_record(state)
     if not _is_launcher(record.get("pid")):
         raise ServiceUnavailable("the local Neo4j is not running; start it with `spider neo4j start`")
@@ -404,8 +408,8 @@ def _settings(port: int, password: str) -> Neo4jSettings:
     return Neo4jSettings(uri=f"bolt://{HOST}:{port}", user=USER, password=password)
 
 
-def _state_dir() -> Path:
-    state = spider_home() / "neo4j"
+def _state_dir(settings: Settings) -> Path:
+    state = settings.home_dir() / "neo4j"
     state.mkdir(mode=0o700, exist_ok=True)
     return state
 

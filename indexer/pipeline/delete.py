@@ -4,6 +4,7 @@ with them go the vectors that no snapshot left in the graph uses."""
 from __future__ import annotations
 
 from spider.core.errors import InvalidInput, SnapshotNotFound
+from spider.core.settings import Settings, settings_or_env
 from spider.indexer.graph import versions as graph_versions
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
@@ -31,17 +32,18 @@ def snapshots_to_prune(store: GraphStore, keep: int, repo: str | None = None) ->
     return [(name, row.snapshot) for name, rows in by_repo.items() for row in rows[keep:]]
 
 
-def delete_snapshot(store: GraphStore, repo: str, snapshot: str) -> tuple[int, int]:
+def delete_snapshot(store: GraphStore, repo: str, snapshot: str, settings: Settings | None = None) -> tuple[int, int]:
     """A snapshot's graph, query cache and the vectors no snapshot of the repo left in the graph uses; returns
     (nodes, vectors) deleted. The vector store is opened first, so a busy store stops before anything is gone;
     the graph goes before the vectors, so an interruption leaves unused vectors (freed by the next delete) rather
     than a snapshot without its vectors. All of it holds the repository's writer lock: an index run writes its
     functions into the graph before it looks for their vectors, so between reading which vectors are used and
-    deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes)."""
+    deleting the rest, no run can start counting on one of them (a Qdrant server serves several processes). The
+    vector store is the one `settings` name (the door's; None, for a test or bench script: the environment's)."""
     embedding = store.snapshot_embedding(repo, snapshot)
     if not embedding:
         return graph_versions.delete_snapshot(store, repo, snapshot), 0
-    with open_vector_store(embedding.model, embedding.dim) as vectors, \
+    with open_vector_store(embedding.model, embedding.dim, settings_or_env(settings)) as vectors, \
             graph_versions.hold_repository(store, repo) as writer:
         deleted = writer.delete(snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))

@@ -17,6 +17,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import replace
 
+from spider.core.settings import Settings, settings_or_env
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import open_embedder, open_embedder_in_background, resolve_spec
@@ -53,14 +54,14 @@ def is_indexed(state: Snapshot | None, model: str | None) -> bool:
 
 
 def recall_indexed(
-    store: GraphStore, report: IndexReport, model: str | None, progress: Progress = no_progress,
+    store: GraphStore, report: IndexReport, model: str | None, settings: Settings, progress: Progress = no_progress,
     vectors: VectorStore | None = None,
 ) -> IndexReport | None:
     """The report of `report`'s snapshot from what it stored, if its graph is what indexing would write
     (`is_indexed`), with vectors of the embedding model `model` (None: none wanted). Its vectors are checked in
-    this vector store (`vectors`, or the one opened here), not trusted from the graph: what the store lacks (the
-    snapshot was embedded into another store, or with another model, or not at all) is embedded, and reported
-    so, and the model and the store are recorded on the snapshot."""
+    this vector store (`vectors`, or the one `settings` name, opened here), not trusted from the graph: what the
+    store lacks (the snapshot was embedded into another store, or with another model, or not at all) is embedded,
+    and reported so, and the model and the store are recorded on the snapshot."""
     state = store.snapshot_state(report.repo, report.snapshot)
     if state is None or not is_indexed(state, None):
         return None
@@ -76,12 +77,12 @@ def recall_indexed(
     embedding = state.embedding if is_indexed(state, model) else None
     embedder = None
     if embedding is None:  # not embedded, or with another model: all the wanted model's store lacks is embedded
-        embedder = open_embedder(model)
+        embedder = open_embedder(model, settings=settings)
         name, dim = embedder.name, embedder.dim
     else:
         name, dim = embedding.model, embedding.dim
     held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
-    with nullcontext(held) if held is not None else open_vector_store(name, dim) as here:
+    with nullcontext(held) if held is not None else open_vector_store(name, dim, settings) as here:
         if embedding is not None and recorded_here(embedding, here):
             hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
                                                                      snapshot=report.snapshot)]
@@ -89,7 +90,8 @@ def recall_indexed(
                 return recalled
         # Every window of every function is looked up here (a store an older spider filled holds first windows).
         functions = stored_functions(store, report.repo, report.snapshot)
-        embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name), progress, vectors=here)
+        embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name, settings=settings), progress,
+                               vectors=here)
         kept = embedding.stores or () if embedding is not None else ()
         stores = (*(s for s in kept if s != here.store_id), here.store_id)
         if embedding is not None and not embedded.embedded and not embedded.later_windows:
@@ -113,29 +115,34 @@ def index_repository(
     embed: bool = True,
     model: str | None = None,
     full: bool = False,
+    settings: Settings | None = None,
 ) -> IndexReport:
     """Index one commit: graph, then (unless embed=False) vectors; complete only when both are written.
-    Incremental against the closest indexed snapshot of the repository unless `full`."""
+    Incremental against the closest indexed snapshot of the repository unless `full`. The embedding model, the
+    vector store and the parse cache are those `settings` name (the door's: a CLI command's, the public API's;
+    None, for a caller that has none, a test or a bench script: the environment's)."""
+    settings = settings_or_env(settings)
     started = time.perf_counter()
     commit = open_commit(path, rev)
     report = IndexReport(repo=repo or default_repo_name(commit), snapshot=commit.sha, rev=commit.rev)
-    wanted = resolve_spec(model).name if embed else None
-    if not force and (recalled := recall_indexed(store, report, wanted, progress)):
+    wanted = resolve_spec(model, settings).name if embed else None
+    if not force and (recalled := recall_indexed(store, report, wanted, settings, progress)):
         return recalled
     with cyclic_gc_paused():
         # A missing model fails before any work is done; the model loads meanwhile.
-        embedder = open_embedder_in_background(model) if embed else None
+        embedder = open_embedder_in_background(model, settings) if embed else None
         t = time.perf_counter()
         selection = select_files(commit)
         base = None if full else choose_base(store, commit, report.repo, selection.files)
         # So does a vector store another process holds. An incremental run is short and keeps it; a full one
         # lets it go while it parses and resolves (queries can use it meanwhile), then takes it again.
-        vectors = open_vector_store(embedder.name, embedder.dim) if embedder else None
+        vectors = open_vector_store(embedder.name, embedder.dim, settings) if embedder else None
         if vectors is not None and base is None:
             vectors.close()
             vectors = None
         try:
-            outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress)
+            outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress,
+                                                settings=settings)
             report.seconds["parse"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
             graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
@@ -143,8 +150,8 @@ def index_repository(
             if embedder is not None and vectors is None:
                 # Held from before the graph is written until the snapshot is complete: a run that loses the
                 # store to another process fails here, having written nothing, and never after its write.
-                vectors = open_vector_store(embedder.name, embedder.dim)
-            if not force and (recalled := recall_indexed(store, report, wanted, progress, vectors)):
+                vectors = open_vector_store(embedder.name, embedder.dim, settings)
+            if not force and (recalled := recall_indexed(store, report, wanted, settings, progress, vectors)):
                 return recalled  # indexed meanwhile by the run that held the store
             t = time.perf_counter()
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
@@ -153,7 +160,7 @@ def index_repository(
                 assert vectors is not None  # opened with the embedder, above
                 t = time.perf_counter()
                 functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
-                embed_graph(store, report, functions, embedder, progress, shared, vectors)
+                embed_graph(store, report, functions, embedder, progress, shared, vectors=vectors)
                 report.seconds["embed"] = round(time.perf_counter() - t, 3)
             report.seconds["total"] = round(time.perf_counter() - started, 3)
             store.complete_snapshot(report.repo, report.snapshot, report.stats())

@@ -9,7 +9,7 @@ import multiprocessing
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter
@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Protocol
 from spider.core.errors import SnapshotConflict
 from spider.core.records import CodeGraph, EmbedStats, GraphEdge, GraphNode
 from spider.core.schema import Label
-from spider.core.settings import snapshot_cache_dir
+from spider.core.settings import Settings, snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
@@ -33,7 +33,6 @@ from spider.indexer.resolve.codegraph import build_graph, keeps_file
 from spider.indexer.resolve.incremental import STATE_FILE, ResolutionRun, ResolutionState, resolve_from
 from spider.indexer.source.walk import Commit, FileSelection, SourceFile, read_blobs
 from spider.indexer.vectors.embed_stage import embed_snapshot, recorded_here
-from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.store import WINDOWS_PER_FUNCTION, VectorStore
 
 PARALLEL_MIN_BYTES = 24_000_000  # measured on 2 cores: below this, starting workers and shipping results back cost more than they save
@@ -99,14 +98,16 @@ def collect_outcomes(
     base: BaseSnapshot | None,
     parsed: dict[str, ParseOutcome] | None = None,
     progress: Progress = no_progress,
+    *,
+    settings: Settings,
 ) -> tuple[list[ParseOutcome], dict[str, dict[str, str]]]:
     """Every file's parse outcome, in `files` order: those in `parsed` (parsed elsewhere, e.g. by Celery tasks),
-    the cached ones of files unchanged since `base`, and a parse of the rest, which is cached for next time.
-    Also returns the files served from the cache (their nodes are the base's) with their
-    functions' content hashes, and records the incremental run on the report."""
+    the cached ones of files unchanged since `base` (in the parse cache `settings` name), and a parse of the rest,
+    which is cached for next time. Also returns the files served from the cache (their nodes are the base's) with
+    their functions' content hashes, and records the incremental run on the report."""
     parsed = dict(parsed or {})
     reusable = base.unchanged([f for f in files if f.path not in parsed]) if base else []
-    with open_parse_cache(graph_format()) as cache:
+    with open_parse_cache(graph_format(), settings) as cache:
         cached = cache.get_many((f.path, f.parsed_as) for f in reusable)
         todo = [f for f in files if f.path not in parsed and f.path not in cached]
         fresh = parse_all(commit, todo, progress)
@@ -239,17 +240,16 @@ def stored_functions(store: GraphStore, repo: str, snapshot: str, created_only: 
 
 def embed_graph(
     store: GraphStore, report: IndexReport, functions: list[GraphNode], embedder: Embedder,
-    progress: Progress = no_progress, shared: int = 0, vectors: VectorStore | None = None,
+    progress: Progress = no_progress, shared: int = 0, *, vectors: VectorStore,
 ) -> EmbedStats:
-    """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head) into `vectors`,
-    or the store opened here, and record what it did on the report. Functions of copied files have no code here:
-    it is read back from the graph only if they have no vector yet."""
+    """Embed the snapshot's `functions` (the others, `shared` of them, have vectors from its head) into `vectors`
+    (the store its caller opened from its settings), and record what it did on the report. Functions of copied
+    files have no code here: it is read back from the graph only if they have no vector yet."""
 
     def code_of(ids: list[str]) -> dict[str, str]:
         return store.function_code(report.repo, report.snapshot, ids)
 
-    with nullcontext(vectors) if vectors is not None else open_vector_store(embedder.name, embedder.dim) as held:
-        report.embedding = embed_snapshot(report.repo, functions, embedder, held, progress, code_of, shared)
+    report.embedding = embed_snapshot(report.repo, functions, embedder, vectors, progress, code_of, shared)
     return report.embedding
 
 

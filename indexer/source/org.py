@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 from spider.core.errors import InvalidInput, ServiceUnavailable
-from spider.core.settings import Settings, path_name
+from spider.core.settings import Settings, path_name, settings_or_env
 
 _KEYS = {"url", "path", "name", "branch", "revs"}
 # git's transports that run nothing but git: not `ext::` (runs any command) nor other `<helper>::` remote helpers
@@ -93,16 +93,18 @@ def default_name(source: str) -> str:
     return "/".join(p.removesuffix(".git") for p in parts[-2:])
 
 
-def materialise(spec: RepoSpec) -> Path:
-    """The git directory to index: the manifest's path as is, or a bare mirror of its URL under the cache,
-    cloned the first time and fetched every time after."""
+def materialise(spec: RepoSpec, settings: Settings | None = None) -> Path:
+    """The git directory to index: the manifest's path as is, or a bare mirror of its URL under the settings'
+    repository cache (SPIDER_REPO_CACHE, else under their home), cloned the first time and fetched every time
+    after. `settings`: the door's (a Celery task's); None, for a caller that has none (a test): the environment's."""
     if spec.path:
         if spec.path.startswith("-"):
             raise InvalidInput(f"not an allowed repository path: {spec.path!r} (starts with '-'; write ./{spec.path})")
         return Path(spec.path)
     url = spec.url or ""
     check_url(url)
-    mirror = Settings.from_env().caches.repo_cache_dir() / f"{path_name(spec.name)}.git"
+    settings = settings_or_env(settings)
+    mirror = settings.caches.repo_cache_dir(settings.home) / f"{path_name(spec.name)}.git"
     if mirror.is_dir():
         command = ["git", "--git-dir", str(mirror), "fetch", "--prune", "--quiet", "origin"]
     else:

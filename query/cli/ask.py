@@ -7,14 +7,15 @@ import os
 import sys
 
 import click
-from spider.cli.error_handler import debug_option, fail_cleanly
+from spider.cli.error_handler import command_settings, debug_option, fail_cleanly
 from spider.core.errors import InvalidInput
 from spider.indexer.api import open_stores
+from spider.query import render
 from spider.query.api import localize
 from spider.query.expand import DEFAULT_EDGES, edges_label, parse_edges
 from spider.query.pipeline import GRAPH_METHODS, METHODS, SELECTORS, open_selector
 from spider.query.retrieve.first_stage import FIRST_STAGES
-from spider.query.retrieve.test_policy import DEFAULT_TESTS, TEST_POLICIES
+from spider.query.retrieve.tests_policy import DEFAULT_TESTS, TEST_POLICIES
 
 
 def read_issue(issue: str | None, issue_file) -> tuple[str, list[str]]:
@@ -77,10 +78,11 @@ def query_command(issue: str | None, issue_file, repo: str | None, rev: str | No
     """
     text, issue_notes = read_issue(issue, issue_file)
     graph = method in GRAPH_METHODS
-    chosen, notes = open_selector(selector, model) if graph else (None, [])
+    settings = command_settings()
+    chosen, notes = open_selector(selector, model, settings=settings) if graph else (None, [])
     edge_depths = parse_edges(edges) if graph else None
-    with open_stores() as stores:  # after the selector: its configuration errors need no server
+    with open_stores(settings) as stores:  # after the selector: its configuration errors need no server
         answer = localize(stores, text, repo=repo, rev=rev, method=method, k=k, n=n, c=c, edges=edge_depths,
                           selector=chosen, embed_model=embed_model, first_stage=first_stage, tests=tests)
     answer.notes[:0] = issue_notes + notes
-    click.echo(answer.to_json() if as_json else answer.to_table())
+    click.echo(render.to_json(answer) if as_json else render.to_table(answer))

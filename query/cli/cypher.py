@@ -11,9 +11,8 @@ from typing import Any, Iterator
 
 import click
 from spider import cypher
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import InvalidInput
-from spider.core.settings import Settings
 from spider.core.terminal import render_table
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.cypher_gate import run_scoped_query
@@ -83,7 +82,7 @@ def run_cypher(query: str, params: tuple[str, ...], repo: str | None, as_json: b
     values = dict(parse_param(p) for p in params)
     if repo:
         values["repo"] = repo
-    settings = Settings.from_env()
+    settings = command_settings()
     with cancelled_by_interrupt(), neo4j_local.open_graph(settings) as store:
         keys, rows = run_scoped_query(store, text, values, settings.cypher_timeout)
     if as_json:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import ConfigurationError
 from spider.core.settings import BROKER_ENV, Settings
 from spider.core.terminal import printable
@@ -110,13 +110,15 @@ def index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool
     written snapshot is written to Neo4j, and only new functions are embedded; the snapshot is the same as a
     full rebuild's.
     """
+    settings = command_settings()
     if enqueue:
-        enqueue_index(path, repo, rev, force, full, model, no_embed, as_json)
+        enqueue_index(path, repo, rev, force, full, model, no_embed, as_json, settings)
         return
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    with neo4j_local.open_graph(settings) as store:
         report = index_repository(store, str(path), repo=repo, rev=rev, force=force, embed=not no_embed,
                                   model=model, full=full,
-                                  progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar)
+                                  progress=(lambda s, t: (lambda n: None)) if as_json else progress_bar,
+                                  settings=settings)
     for note in report.notes:
         click.echo(printable(f"spider: warning: {note}"), err=True)
     if as_json:
@@ -142,16 +144,16 @@ def print_file_lists(report: IndexReport) -> None:
 
 
 def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, full: bool, model: str | None,
-                  no_embed: bool, as_json: bool) -> None:
+                  no_embed: bool, as_json: bool, settings: Settings) -> None:
     from spider.indexer.distributed import tasks  # Celery is only imported by the commands that use it
 
-    if not Settings.from_env().celery.broker_url:
+    if not settings.celery.broker_url:
         raise ConfigurationError(f"--async needs a broker for the workers: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     # A missing model fails here, in one line, not later in a worker.
-    wanted = None if no_embed else embedding.open_embedder(model).name
+    wanted = None if no_embed else embedding.open_embedder(model, settings=settings).name
     commit = open_commit(str(path), rev)
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    with neo4j_local.open_graph(settings) as store:
         name = repo or default_repo_name(commit)
         state = store.snapshot_state(name, commit.sha)
     if is_indexed(state, wanted) and not force:
@@ -159,7 +161,8 @@ def enqueue_index(path: Path, repo: str | None, rev: str | None, force: bool, fu
         click.echo(json.dumps(message) if as_json
                    else printable(f"{name} @ {commit.sha[:12]} is already indexed (--force rebuilds it)"))
         return
-    job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model, full=full)
+    job_id, result = tasks.index_commit(str(path), name, commit.sha, embed=not no_embed, model=model, full=full,
+                                        settings=settings)
     queued = result is not None
     click.echo(json.dumps({"job": job_id, "repo": name, "snapshot": commit.sha, "already_queued": not queued})
                if as_json else

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import InvalidInput, NotFound
-from spider.core.settings import Settings
 from spider.core.terminal import render_table
 from spider.indexer.graph import jobs, neo4j_local
 
@@ -22,7 +21,7 @@ def jobs_command(job_id: str | None, cancel: bool, as_json: bool) -> None:
     errors."""
     if cancel and not job_id:
         raise InvalidInput("--cancel needs the JOB_ID to cancel")
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    with neo4j_local.open_graph(command_settings()) as store:
         rows = jobs.list_jobs(store, job_id)
         if job_id and not rows:
             raise NotFound(f"no job {job_id}")

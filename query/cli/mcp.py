@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import uvicorn
 from mcp.server.mcpserver import MCPServer
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import InvalidInput
 from spider.core.settings import Settings
 from spider.indexer.api import open_stores
@@ -42,8 +42,9 @@ def mcp_command(address: str | None, allow_unauthenticated: bool, max_tokens: in
     """Serve spider to coding agents (Claude Code, Cursor, any MCP client) over the Model Context Protocol:
     localize an issue, read code, walk callers, callees and neighbourhoods, list snapshots and what changed, run
     read-only Cypher. On stdio unless --http. Registration and HTTP security: docs/mcp.md."""
-    http = checked_http(address, allow_unauthenticated) if address else None
-    with open_stores() as stores:  # Neo4j is reached (or started) now: a bad setting fails before serving
+    settings = command_settings()
+    http = checked_http(address, allow_unauthenticated, settings) if address else None
+    with open_stores(settings) as stores:  # Neo4j is reached (or started) now: a bad setting fails before serving
         server = build_server(stores, max_tokens)
         try:
             if http is None:
@@ -54,10 +55,11 @@ def mcp_command(address: str | None, allow_unauthenticated: bool, max_tokens: in
             pass  # Ctrl-C ends the server; it wrote nothing
 
 
-def checked_http(address: str, allow_unauthenticated: bool) -> tuple[str, int, Access]:
-    """Where to listen and whom to answer, refused or warned about before Neo4j is reached."""
+def checked_http(address: str, allow_unauthenticated: bool, settings: Settings) -> tuple[str, int, Access]:
+    """Where to listen and whom to answer (the settings' SPIDER_MCP_TOKEN), refused or warned about before Neo4j
+    is reached."""
     host, port = parse_address(address)
-    access = access_for(host, Settings.from_env().mcp_token, allow_unauthenticated)
+    access = access_for(host, settings.mcp_token, allow_unauthenticated)
     warning = access.warning()
     if warning:
         click.echo(f"spider mcp: warning: {warning}", err=True)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import ConfigurationError
 from spider.core.terminal import render_table
 from spider.indexer.models import embedding
@@ -29,7 +29,7 @@ def models_prepare(name: str, force: bool) -> None:
     all-MiniLM-L6-v2, or minilm-history, all-MiniLM-L6-v2 tuned on the git history of public repositories
     (shipped as a weight delta; see `spider models list` and docs/embeddings.md). Each build is checked against
     the model's reference vectors before it is used. Select a model with SPIDER_EMBED_MODEL=NAME."""
-    spec = embedding.prepare_model(name, force=force)
+    spec = embedding.prepare_model(name, force=force, settings=command_settings())
     click.echo(f"{spec.name} ready in {spec.dir} ({spec.dim} dims, {spec.max_tokens} tokens)")
 
 
@@ -48,7 +48,7 @@ def models_register(name: str, directory: Path, dim: int, pooling: str, query_pr
     """Register the local ONNX model in DIRECTORY (model.onnx, tokenizer.json, tokenizer_config.json) as NAME;
     it is loaded once to check its dimensions. Select it with SPIDER_EMBED_MODEL=NAME."""
     spec = embedding.register_model(name, directory, dim, pooling, query_prefix=query_prefix, doc_prefix=doc_prefix,
-                                    max_tokens=max_tokens, normalize=not no_normalize)
+                                    max_tokens=max_tokens, normalize=not no_normalize, settings=command_settings())
     click.echo(f"registered {spec.name}: {spec.dim} dims, {spec.pooling} pooling, {spec.max_tokens} tokens, {spec.dir}")
 
 
@@ -58,7 +58,7 @@ def models_register(name: str, directory: Path, dim: int, pooling: str, query_pr
 @fail_cleanly
 def models_list(include_fastembed: bool, as_json: bool) -> None:
     """Registered embedding models and whether they are ready."""
-    rows = embedding.list_models(include_fastembed=include_fastembed)
+    rows = embedding.list_models(include_fastembed=include_fastembed, settings=command_settings())
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -142,7 +142,8 @@ def models_tune(pairs_path: Path, base: str, name: str, epochs: int, batch_size:
         raise ConfigurationError("spider models tune needs torch: pip install 'spider-code[tune]'") from None
     settings = TrainSettings(epochs, batch_size, learning_rate, max_tokens=max_tokens, seed=seed,
                              frozen_layers=frozen_layers, train_tokens=train_tokens, hard_negatives=hard_negatives)
-    info = tune_model(pairs_path, base, name, settings, device, report=lambda line: click.echo(line, err=True))
+    info = tune_model(pairs_path, base, name, settings, device, report=lambda line: click.echo(line, err=True),
+                      home=command_settings())
     before, after = (info["epochs"][i]["validation_accuracy"] for i in (0, -1))
     accuracy = f"validation accuracy {before:.1%} -> {after:.1%}" if after is not None else "no validation pairs"
     click.echo(f"{name}: {info['train_pairs']} pairs, {info['train_seconds']:.0f} s on {info['device']}, {accuracy}, "

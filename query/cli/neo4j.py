@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import click
-from spider.cli.error_handler import fail_cleanly
-from spider.core.settings import spider_home
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.indexer.graph import neo4j_local
 
 
@@ -19,9 +18,11 @@ def neo4j() -> None:
 @fail_cleanly
 def neo4j_start() -> None:
     """Build (first time) and start the local Neo4j; prints its Bolt URI."""
-    settings = neo4j_local.ensure_running()
-    click.echo(f"Neo4j running at {settings.uri} (user {settings.user}; password in {spider_home() / 'neo4j' / 'password'})")
-    for line in _browser_lines(neo4j_local.status()):
+    settings = command_settings()
+    running = neo4j_local.ensure_running(settings)
+    click.echo(f"Neo4j running at {running.uri} (user {running.user}; password in "
+               f"{settings.home_dir() / 'neo4j' / 'password'})")
+    for line in _browser_lines(neo4j_local.status(settings)):
         click.echo(line)
 
 
@@ -29,7 +30,7 @@ def neo4j_start() -> None:
 @fail_cleanly
 def neo4j_stop() -> None:
     """Stop the local Neo4j (data is kept)."""
-    click.echo("stopped" if neo4j_local.stop() else "not running")
+    click.echo("stopped" if neo4j_local.stop(settings=command_settings()) else "not running")
 
 
 @neo4j.command("status")
@@ -37,7 +38,7 @@ def neo4j_stop() -> None:
 @fail_cleanly
 def neo4j_status(as_json: bool) -> None:
     """Whether the local Neo4j runs, where, which version, and how analysts open it in Neo4j Browser."""
-    status = neo4j_local.status()
+    status = neo4j_local.status(command_settings())
     if as_json:
         click.echo(json.dumps(status, indent=2, default=str))
         return

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.terminal import printable
 
 
@@ -31,7 +31,7 @@ def org_index(manifest: Path, model: str | None, no_embed: bool, as_json: bool) 
     from spider.indexer.source import org as org_manifest
 
     specs = org_manifest.load_manifest(manifest)
-    outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model)
+    outcomes = tasks.index_manifest(specs, embed=not no_embed, model=model, settings=command_settings())
     if as_json:
         click.echo(json.dumps(outcomes, indent=2))
     else:

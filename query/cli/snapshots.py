@@ -6,9 +6,8 @@ import json
 import re
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import InvalidInput
-from spider.core.settings import Settings
 from spider.core.terminal import printable, render_table
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.snapshot import Snapshot
@@ -27,7 +26,7 @@ def snapshots() -> None:
 @fail_cleanly
 def snapshots_list(repo: str | None, as_json: bool) -> None:
     """Every snapshot with its state and size."""
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    with neo4j_local.open_graph(command_settings()) as store:
         rows = store.list_snapshots(repo)
     if as_json:
         click.echo(json.dumps([row.to_json() for row in rows], indent=2, default=str))
@@ -58,9 +57,10 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
     if not re.fullmatch(r"[0-9a-fA-F]{4,}", snapshot):  # '' would match every sha: never delete by a guess
         raise InvalidInput(f"name the snapshot by at least 4 hex digits of its commit sha, not {snapshot!r} "
                           "(see `spider snapshots list`)")
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    settings = command_settings()
+    with neo4j_local.open_graph(settings) as store:
         sha = find_snapshot(store, repo, snapshot)
-        deleted, vectors = delete_snapshot(store, repo, sha)
+        deleted, vectors = delete_snapshot(store, repo, sha, settings)
     click.echo(printable(f"deleted {repo} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses any more)"))
 
 
@@ -75,7 +75,7 @@ def snapshots_delete(repo: str, snapshot: str) -> None:
 def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> None:
     """What changed in REPO's graph from snapshot OLD to NEW (revisions or sha prefixes of complete snapshots):
     nodes and relationships added, removed, or with other properties (code, lines, resolution)."""
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    with neo4j_local.open_graph(command_settings()) as store:
         old_sha, new_sha, changes = diff_snapshots(store, repo, old, new)
     if as_json:
         click.echo(json.dumps({"repo": repo, "old": old_sha, "new": new_sha, **vars(changes)}, indent=2))
@@ -97,13 +97,14 @@ def snapshots_diff(repo: str, old: str, new: str, show: int, as_json: bool) -> N
 def snapshots_prune(keep: int, repo: str | None, dry_run: bool) -> None:
     """Delete all but the KEEP most recently indexed complete snapshots of each repository. Vectors still used
     by a kept snapshot (same function content) stay; incomplete snapshots (being written) are left alone."""
-    with neo4j_local.open_graph(Settings.from_env()) as store:
+    settings = command_settings()
+    with neo4j_local.open_graph(settings) as store:
         doomed = snapshots_to_prune(store, keep, repo)
         for name, sha in doomed:
             if dry_run:
                 click.echo(printable(f"would delete {name} @ {sha}"))
                 continue
-            deleted, vectors = delete_snapshot(store, name, sha)
+            deleted, vectors = delete_snapshot(store, name, sha, settings)
             click.echo(printable(f"deleted {name} @ {sha} ({deleted:,} nodes, {vectors:,} vectors no snapshot uses "
                                  "any more)"))
     if not doomed:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import click
-from spider.cli.error_handler import fail_cleanly
+from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.core.errors import ConfigurationError, InvalidInput
-from spider.core.settings import BROKER_ENV, QUEUES, Settings
+from spider.core.settings import BROKER_ENV, QUEUES
 
 
 @click.command()
@@ -22,14 +22,15 @@ def worker(queues: str, concurrency: int | None, name: str, loglevel: str) -> No
     task redelivered to another; a job whose tasks were lost altogether gets them sent again once the queues
     have been empty, and it idle, for longer than SPIDER_VISIBILITY_TIMEOUT."""
     from spider.indexer.distributed import tasks
-    from spider.indexer.distributed.stalled import StalledJobSweep
+    from spider.indexer.distributed.stalled import sweep_for
 
-    if not Settings.from_env().celery.broker_url:
+    settings = command_settings()
+    if not settings.celery.broker_url:
         raise ConfigurationError(f"a worker needs a broker: set {BROKER_ENV} (e.g. redis://localhost:6379/0)")
     tasks.ensure_broker()
     unknown = set(queues.split(",")) - set(QUEUES)
     if unknown:
         raise InvalidInput(f"unknown queue(s) {', '.join(sorted(unknown))} (choose from {', '.join(QUEUES)})")
-    tasks.app.steps["worker"].add(StalledJobSweep)
+    tasks.app.steps["worker"].add(sweep_for(settings))
     args = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name]
     tasks.app.worker_main(args + (["--concurrency", str(concurrency)] if concurrency else []))

@@ -14,6 +14,7 @@ from spider.core.schema import Rel
 from spider.indexer.api import Stores
 from spider.indexer.graph.cypher_gate import fill_scope, run_analyst_query, run_scoped_query
 from spider.indexer.graph.snapshot_diff import diff_snapshots
+from spider.query import render
 from spider.query.api import localize
 from spider.query.expand import parse_edges
 from spider.query.mcp.answers import (
@@ -88,7 +89,7 @@ class SpiderTools:
         answer = localize(self.stores, issue, repo=repo, rev=rev, method=method, k=k, selector=selector,
                           edges=parse_edges(edges) if graph and edges else None)
         hits = [Hit(rank=r.rank, id=r.id, path=r.path, start_line=r.start_line, end_line=r.end_line, score=r.score,
-                    why=r.why(), origin=str(r.origin), first_stage_rank=r.dense_rank, fused_from=r.fused_from,
+                    why=r.why(), origin=str(r.origin), first_stage_rank=r.first_stage_rank, fused_from=r.fused_from,
                     named=r.named, seed=r.seed, hops=r.hops, edge_path=r.edge_path,
                     verdict=None if r.verdict is None else str(r.verdict))
                 for r in answer.results]
@@ -97,7 +98,7 @@ class SpiderTools:
             first_stage=None if answer.first_stage is None else str(answer.first_stage),
             embedding_model=answer.model, selector=answer.selector, edges=answer.edges, results=hits,
             displaced=[item.id for item in answer.displaced], summary=answer.summary, notes=answer.notes,
-            headline=answer.headline())
+            headline=render.headline(answer))
         return bounded(found, "results", self._budget(max_tokens), "results")
 
     def code(self, id: Id, repo: Repo = None, rev: Rev = None, max_tokens: MaxTokens = None) -> Code:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from spider.core.errors import ConfigurationError
 from spider.core.settings import Settings
+from spider.query.results import Decision
+from spider.query.select.decide import SelectionRequest
 from spider.query.select.features import FEATURES, request_features
-from spider.query.select.stage2 import Decision, SelectionRequest
 
 SHIPPED_MODEL = Path(__file__).with_name("learned_selector.json")
 FORMAT = "spider-learned-selector"
@@ -88,8 +89,9 @@ class SelectorModel:
 _FIELDS = {"format", "version", "model", "features", "weights"}
 
 
-def model_path() -> Path:
-    return Path(Settings.from_env().learned_model or SHIPPED_MODEL)
+def model_path(settings: Settings) -> Path:
+    """The model file the settings name (SPIDER_LEARNED_MODEL), else the shipped one."""
+    return Path(settings.learned_model or SHIPPED_MODEL)
 
 
 class LearnedSelector:
@@ -99,8 +101,13 @@ class LearnedSelector:
     needs_lexical = True
 
     def __init__(self, model: SelectorModel | None = None) -> None:
-        self.model = model or SelectorModel.load(model_path())
+        self.model = model or SelectorModel.load(SHIPPED_MODEL)
         self.name = f"learned (logistic regression {self.model.version})"
+
+    @classmethod
+    def of(cls, settings: Settings) -> LearnedSelector:
+        """The selector serving the model file `settings` name (SPIDER_LEARNED_MODEL, else the shipped one)."""
+        return cls(SelectorModel.load(model_path(settings)))
 
     def decide(self, request: SelectionRequest) -> Decision:
         weights = self.model.weights.get(request.first_stage)

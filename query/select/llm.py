@@ -3,6 +3,9 @@
 
 The selector around them is shared: build the prompt, serve identical prompts from a disk cache, parse the JSON
 answer, drop ids that were not offered, and turn every failure into a Decision that admits nothing.
+
+Endpoints, keys, timeouts and the cache come from the door's settings (`query.pipeline.open_selector`); a backend or
+selector made without them (a test, a bench script) takes the environment's.
 """
 
 from __future__ import annotations
@@ -18,14 +21,16 @@ from typing import Callable, Protocol
 import httpx
 from spider.core.cache_files import write_atomically
 from spider.core.errors import ConfigurationError, LLMFailure, MalformedAnswer
-from spider.core.settings import LLMSettings, Settings, spider_home
+from spider.core.settings import LLMSettings, Settings, settings_or_env
+from spider.query.results import Decision
+from spider.query.select.decide import SelectionRequest
 from spider.query.select.prompt import issue_excerpt, parse_selection, system_prompt, user_prompt
-from spider.query.select.stage2 import Decision, SelectionRequest
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 1024
 RETRIES = 3  # after the first attempt, for 429, 5xx and dropped connections, within SPIDER_LLM_TIMEOUT
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"  # the SDK's own, given so that it reads no environment
 # Every call sends the issue: a 1 MB issue cost ~790k input tokens per query. It is cut to SPIDER_LLM_ISSUE_TOKENS
 # (settings.ISSUE_TOKENS by default), estimated at CHARS_PER_TOKEN characters each (English prose and code run
 # 3.5-4.5), and the answer says so.
@@ -76,19 +81,22 @@ def _within_deadline(limit: float, attempt: Callable[[float], Completion]) -> Co
 
 
 class AnthropicBackend:
-    """The Messages API through the SDK (ANTHROPIC_BASE_URL redirects it); retries are ours, within the timeout."""
+    """The Messages API through the SDK (ANTHROPIC_BASE_URL redirects it); retries are ours, within the timeout.
+    The key and the endpoint are the settings' (`llm`), handed to the SDK so that it reads no environment itself."""
 
     provider = "anthropic"
 
     def __init__(self, model: str | None = None, llm: LLMSettings | None = None) -> None:
-        llm = llm or Settings.from_env().llm
+        llm = llm or settings_or_env(None).llm
         if not llm.anthropic_api_key:
             raise ConfigurationError("the anthropic selector needs ANTHROPIC_API_KEY (or use --selector learned)")
         self.model = model or llm.anthropic_model or DEFAULT_ANTHROPIC_MODEL
         self.timeout = llm.timeout
         import anthropic  # here, not at the top: ~0.3-0.9 s that a spider-query on the learned selector need not pay
 
-        self.client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
+        self.client = anthropic.Anthropic(api_key=llm.anthropic_api_key,
+                                          base_url=llm.anthropic_base_url or DEFAULT_ANTHROPIC_BASE_URL,
+                                          timeout=self.timeout, max_retries=0)
 
     def complete(self, system: str, user: str) -> Completion:
         return _within_deadline(self.timeout, lambda seconds_left: self._attempt(system, user, seconds_left))
@@ -128,7 +136,7 @@ class OpenAIBackend:
     provider = "openai"
 
     def __init__(self, model: str | None = None, llm: LLMSettings | None = None) -> None:
-        llm = llm or Settings.from_env().llm
+        llm = llm or settings_or_env(None).llm
         if not llm.openai_base_url:
             raise ConfigurationError("the openai selector needs SPIDER_OPENAI_BASE_URL (e.g. http://localhost:8000/v1)")
         self.model = model or llm.openai_model or ""
@@ -186,12 +194,20 @@ def _first_line(exc: Exception) -> str:
 
 
 class AnswerCache:
-    """Answers keyed by a hash of (provider, model, sampling settings, prompts), one JSON file each, under
-    SPIDER_LLM_CACHE (default SPIDER_HOME/llm-cache)."""
+    """Answers keyed by a hash of (provider, model, sampling settings, prompts), one JSON file each, in `directory`:
+    `AnswerCache.of(settings)` is the settings' (SPIDER_LLM_CACHE, else HOME/llm-cache); given none, the
+    environment's."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        configured = Settings.from_env().llm.cache
-        self.directory = directory or (Path(configured) if configured else spider_home() / "llm-cache")
+        self.directory = directory or self._directory(settings_or_env(None))
+
+    @classmethod
+    def of(cls, settings: Settings) -> AnswerCache:
+        return cls(cls._directory(settings))
+
+    @staticmethod
+    def _directory(settings: Settings) -> Path:
+        return settings.llm.cache_dir(settings.home)
 
     @staticmethod
     def key(backend: Backend, system: str, user: str) -> str:
@@ -221,7 +237,7 @@ class LLMSelector:
         self.backend = backend
         self.cache = cache or AnswerCache()
         self.name = f"{backend.provider} ({backend.model})"
-        self.issue_chars = (llm or Settings.from_env().llm).issue_tokens * CHARS_PER_TOKEN
+        self.issue_chars = (llm or settings_or_env(None).llm).issue_tokens * CHARS_PER_TOKEN
 
     def decide(self, request: SelectionRequest) -> Decision:
         offered = [c.id for c in request.candidates]

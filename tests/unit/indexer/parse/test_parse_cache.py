@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import spider.indexer.parse.cache as parse_cache
 from spider.core.errors import SpiderError
+from spider.core.settings import Settings
 from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.parse.cache import ParseCache
 from spider.indexer.parse.facts import Entity, Export, Import, Reference
@@ -51,7 +52,7 @@ def test_another_graph_format_empties_the_cache_and_a_corrupt_row_is_a_miss(tmp_
 
 def test_off_disables_the_cache(monkeypatch):
     monkeypatch.setenv("SPIDER_PARSE_CACHE", "off")
-    cache = parse_cache.open_parse_cache(FORMAT)
+    cache = parse_cache.open_parse_cache(FORMAT, Settings.from_env())
     cache.put_many([("b1", parse_file("a.py", SOURCE))])
     assert cache.get_many([("a.py", "b1")]) == {} and cache.connection is None
 
@@ -91,12 +92,12 @@ def test_a_cache_of_the_earlier_layout_is_started_afresh(tmp_path):
 def test_the_bound_comes_from_spider_parse_cache_mb_and_a_bad_one_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setenv("SPIDER_PARSE_CACHE", str(tmp_path / "cache.sqlite3"))
     monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", "64")
-    with parse_cache.open_parse_cache(FORMAT) as cache:
+    with parse_cache.open_parse_cache(FORMAT, Settings.from_env()) as cache:
         assert cache.max_bytes == 64 << 20
     for bad in ("lots", "0", "-5", "²"):  # a digit int() does not read
         monkeypatch.setenv("SPIDER_PARSE_CACHE_MB", bad)
         with pytest.raises(SpiderError, match=f"SPIDER_PARSE_CACHE_MB must be a positive whole number, not '{bad}'"):
-            parse_cache.open_parse_cache(FORMAT)
+            parse_cache.open_parse_cache(FORMAT, Settings.from_env())
 
 
 def test_a_cache_whose_table_changed_under_it_misses_and_stores_nothing_instead_of_failing(tmp_path):
