@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spider.core.schema import Language, Rel, Resolution
+from spider.core.schema import Rel, Resolution
 from spider.indexer.languages.dispatch import parse_file
 from spider.indexer.resolve.modules import Module, ModuleIndex
 from spider.indexer.resolve.references import Resolver
@@ -23,7 +23,7 @@ def test_python_modules_by_package_root_src_layout_relative_imports_and_namespac
     modules = ModuleIndex(parsed({
         "src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/mod.py": "",
         "tools/ns/helper.py": "", "tests/conftest.py": "", "lib/tests/conftest.py": "",
-    })).of(Language.PYTHON)
+    })).of("python")
     assert modules.module("x.py", "pkg.sub.mod") == Module("src/pkg/sub/mod.py")
     assert modules.module("x.py", "src.pkg.sub") == Module("src/pkg/sub/__init__.py")
     assert modules.module("src/pkg/sub/mod.py", "..") == Module("src/pkg/__init__.py")
@@ -40,7 +40,7 @@ def test_a_package_at_the_repository_root_resolves_and_ends():
     directory stopped only below the root, whose parent is itself, and never ended."""
     files = {"__init__.py": "from .a import f\n", "a.py": "def f():\n    return 1\n",
              "sub/__init__.py": "", "sub/b.py": "from ..a import f\n\ndef g():\n    f()\n"}
-    modules = run_bounded(lambda: ModuleIndex(parsed(files)).of(Language.PYTHON))
+    modules = run_bounded(lambda: ModuleIndex(parsed(files)).of("python"))
     assert modules.module("x.py", "a") == Module("a.py")
     assert modules.module("x.py", "sub.b") == Module("sub/b.py")
     assert modules.module("__init__.py", ".a") == Module("a.py")
@@ -51,7 +51,7 @@ def test_js_specifiers_probe_extensions_index_files_and_ts_esm_js_suffix():
     modules = ModuleIndex(parsed({
         "src/a.ts": "export const a = 1;", "src/lib/index.js": "export function f() {}",
         "src/util.mjs": "export function g() {}", "src/types.d.ts": "export interface T {}",
-    })).of(Language.JAVASCRIPT)
+    })).of("javascript")
     assert modules.module("src/main.ts", "./a") == Module("src/a.ts")
     assert modules.module("src/main.ts", "./a.js") == Module("src/a.ts")
     assert modules.module("src/x/y.js", "../lib") == Module("src/lib/index.js")
