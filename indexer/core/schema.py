@@ -23,18 +23,6 @@ class Rel(StrEnum):
     INHERITS = "INHERITS"
 
 
-class Language(StrEnum):
-    """Not the list of languages spider reads: property `language` of File, Class and Function nodes is the name a
-    language registered (`spider.indexer.languages.languages()`), and each language package names its own
-    (`spider.indexer.languages.java.LANGUAGE`). These are the names still spelled here by code outside their
-    package (`languages/java/extract.py`, `tests/unit/indexer/resolve/test_references.py`); once those take them
-    from their packages this class goes."""
-
-    PYTHON = "python"
-    JAVA = "java"
-    JAVASCRIPT = "javascript"
-
-
 class Resolution(StrEnum):
     """How an IMPORTS/INVOKES/INHERITS target was found (property `resolution` on the edge)."""
 

@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
-from typing import Callable, cast
+from typing import Callable
 
 import tree_sitter
-from spider.core.schema import Label, Language
+from spider.core.schema import Label
+from spider.indexer.languages.java import LANGUAGE
 from spider.indexer.parse.facts import SELF, SUPER, Entity, FileFacts, Import, QualnameRegistry, Reference, RefKind
 from spider.indexer.parse.treesitter import Node, SourceLines, count_syntax_errors, field_id, language, parse, text
 
@@ -147,9 +148,21 @@ Open = tuple[int, int, Ctx]
 Handler = Callable[[Node, Open], None]
 
 
+class _Utf8Text:
+    """A source that is not ASCII, cut by byte offsets (which are not those of its characters) as text."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+
+    def __getitem__(self, cut: slice) -> str:
+        return self.source[cut].decode("utf-8", "replace")
+
+
 def extract(path: str, source: bytes) -> FileFacts:
     root = parse("java", source).root_node
-    facts = FileFacts(path=path, language=Language.JAVA, syntax_errors=count_syntax_errors(root))
+    facts = FileFacts(path=path, language=LANGUAGE, syntax_errors=count_syntax_errors(root))
     _Extractor(facts, SourceLines(source), source).run(root)
     return facts
 
@@ -165,8 +178,8 @@ class _Extractor:
         self.facts = facts
         self.lines = lines
         self.source = source
-        # The source as text when it is ASCII, to cut a node's text from by its byte offsets without decoding.
-        self.code = source.decode("ascii") if source.isascii() else None
+        # The source as text, to cut a node's text from by its byte offsets: when it is ASCII, without decoding.
+        self.code: str | _Utf8Text = source.decode("ascii") if source.isascii() else _Utf8Text(source)
         self.broken = False  # whether the file has syntax errors (else no node has)
         self.registry = QualnameRegistry()
         self.add_reference = facts.references.append
@@ -176,16 +189,16 @@ class _Extractor:
         self.regions: list[Region] = []
 
     def text(self, node: Node) -> str:
-        if self.code is not None:
-            return self.code[node.start_byte : node.end_byte]
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return self.code[node.start_byte : node.end_byte]
 
     # ----------------------------------------------------------------------------------------------- walk
     def run(self, root: Node) -> None:
-        handlers: dict[str, Handler | None] = {
+        """Read the file's heading, then every node the query finds, in source order, each in the context of
+        the innermost region around it."""
+        handlers: dict[str, Handler] = {
             "class": self.class_declaration,
             "method": self.method_declaration,
-            "call": None,  # handled in the loop
+            "call": self.method_invocation,
             "new": self.object_creation,
             "enum_constant": self.enum_constant,
             "ctor_call": self.constructor_invocation,
@@ -200,6 +213,34 @@ class _Extractor:
             "package": self.package_declaration,
             "import": self.import_declaration,
         }
+        found: list[tuple[int, Handler, Node]] = []
+        for kind, nodes in self.read_heading(root).items():
+            handler = handlers[kind]
+            # Source order, enclosing nodes first (the order a pre-order walk visits them): by start, then
+            # by end descending.
+            found += [((node.start_byte << 32) | (0xFFFFFFFF - node.end_byte), handler, node) for node in nodes]
+        found.sort(key=_first)
+        regions = self.regions
+        regions.append((-1, 1 << 62, (None, None, ({}, None))))
+        for key, handler, node in found:
+            start = key >> 32
+            region = regions[-1]
+            while region[1] <= start:
+                regions.pop()
+                region = regions[-1]
+            if region[0] > start:  # pushed ahead of its start: look beneath it
+                index = len(regions) - 2
+                region = regions[index]
+                while region[0] > start:
+                    index -= 1
+                    region = regions[index]
+            if region[2] is not None:
+                handler(node, region)  # type: ignore[arg-type]  # its context is not None: an `Open`
+
+    def read_heading(self, root: Node) -> dict[str, list[Node]]:
+        """The query's captures, by name. The package and import declarations stand at the top of the file,
+        outside any region, and their order among the rest does not matter: unless some stand elsewhere, they
+        are read here, first, and left out of the captures."""
         self.broken = root.has_error
         children = root.named_children
         top = [c for c in children if c.type in ("import_declaration", "package_declaration")]
@@ -222,8 +263,6 @@ class _Extractor:
             captures["import"] = top_imports
             heading = [c for c in top if c.type == "package_declaration" and c.start_byte < begin]
             captures["package"] = heading + captures.get("package", [])
-        # Imports and the package declaration stand at the top (outside any region), and their order among the
-        # rest does not matter: read them first (unless some stand elsewhere).
         imports = captures.get("import", ())
         package = captures.get("package", ())
         if (imports or package) and len(top) == len(imports) + len(package):
@@ -234,102 +273,66 @@ class _Extractor:
                     self.read_import(node)
                 else:
                     self.read_package(node)
-        found: list[tuple[int, Handler | None, Node]] = []
-        for kind, nodes in captures.items():
-            handler = handlers[kind]
-            # Source order, enclosing nodes first (the order a pre-order walk visits them): by start, then
-            # by end descending.
-            found += [((node.start_byte << 32) | (0xFFFFFFFF - node.end_byte), handler, node) for node in nodes]
-        found.sort(key=_first)
-        regions = self.regions
-        regions.append((-1, 1 << 62, (None, None, ({}, None))))
-        source, code, broken_file, add_reference = self.source, self.code, self.broken, self.add_reference
-        for key, handler, node in found:
-            start = key >> 32
-            region = regions[-1]
-            while region[1] <= start:
-                regions.pop()
-                region = regions[-1]
-            if region[0] > start:  # pushed ahead of its start: look beneath it
-                index = len(regions) - 2
-                region = regions[index]
-                while region[0] > start:
-                    index -= 1
-                    region = regions[index]
-            ctx = region[2]
-            if ctx is None:
-                continue
-            if handler is not None:
-                handler(node, cast(Open, region))  # its context is not None
-                continue
+        return captures
 
-            # A method invocation, most of what is found: read here rather than in a method of its own.
-            scope = ctx[0]
-            if scope is None:
-                continue  # only in broken files: no entity to start an INVOKES edge from
-            name_node = node.child_by_field_id(_NAME)
-            if name_node is None:
-                continue
-            broken = broken_file and node.has_error
-            obj = node.child_by_field_id(_OBJECT)
-            if obj is None:
-                if code is not None:
-                    name = code[name_node.start_byte : name_node.end_byte]
-                else:
-                    name = source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-                target: Type = (name,)
+    def method_invocation(self, node: Node, region: Open) -> None:
+        """`m(..)`, `x.m(..)`, `a.b.m(..)`: most of what is found, so the common forms are read from the text."""
+        ctx = region[2]
+        scope = ctx[0]
+        if scope is None:
+            return  # only in broken files: no entity to start an INVOKES edge from
+        name_node = node.child_by_field_id(_NAME)
+        if name_node is None:
+            return
+        broken = self.broken and node.has_error
+        obj = node.child_by_field_id(_OBJECT)
+        if obj is None:
+            target: Type | None = (self.code[name_node.start_byte : name_node.end_byte],)
+        else:
+            target = self.invocation_target(node, obj, name_node, ctx, broken)
+        if target is None:
+            return  # a receiver that cannot be named
+        args = node.child_by_field_id(_ARGUMENTS)
+        if args is None:
+            arity = None
+        else:
+            arity = args.named_child_count  # as `arity`, but with the errors of the whole call
+            if arity and (
+                broken
+                or args.child_count != 2 * arity + 1
+                or (arity == 1 and self.source.find(b"/", args.start_byte, args.end_byte) >= 0)
+            ):
+                arity = sum(1 for c in args.named_children if c.type not in _COMMENTS)
+        self.add_reference(Reference(scope, _CALL, target, name_node.start_point[0] + 1, arity))
+
+    def invocation_target(self, node: Node, obj: Node, name_node: Node, ctx: Ctx, broken: bool) -> Type | None:
+        """The target of `obj.m(..)`: the receiver's declared type, or its name as written, then `m`; None when
+        the receiver cannot be named (the call is skipped)."""
+        receiver = name = None
+        if not broken and obj.kind_id in _IDENTIFIER:  # the receiver most calls have
+            receiver, _, name = self.code[obj.start_byte : name_node.end_byte].partition(".")
+            if not (receiver.isidentifier() and name.isidentifier()):
+                receiver = name = None  # spaces, comments, `<T>`, `Iface.super.m()`: as below
+        if receiver is None:
+            # `obj.m(..)` has 4 children; `Iface.super.m()` more.
+            if (node.child_count != 4 or broken) and any(c.type == "super" and c != obj for c in node.children):
+                prefix = _chain(obj)  # `Iface.super.m()`: Iface's m
+            elif obj.kind_id in _IDENTIFIER:
+                receiver = self.code[obj.start_byte : obj.end_byte]
             else:
-                receiver = name = None
-                if not broken and obj.kind_id in _IDENTIFIER:  # the receiver most calls have
-                    if code is not None:
-                        written = code[obj.start_byte : name_node.end_byte]
-                    else:
-                        written = source[obj.start_byte : name_node.end_byte].decode("utf-8", "replace")
-                    receiver, _, name = written.partition(".")
-                    if not (receiver.isidentifier() and name.isidentifier()):
-                        receiver = name = None  # spaces, comments, `<T>`, `Iface.super.m()`: as below
-                if receiver is None:
-                    # `obj.m(..)` has 4 children; `Iface.super.m()` more.
-                    if (node.child_count != 4 or broken) and any(
-                        c.type == "super" and c != obj for c in node.children
-                    ):
-                        prefix = _chain(obj)  # `Iface.super.m()`: Iface's m
-                    elif obj.kind_id in _IDENTIFIER:
-                        if code is not None:
-                            receiver = code[obj.start_byte : obj.end_byte]
-                        else:
-                            receiver = source[obj.start_byte : obj.end_byte].decode("utf-8", "replace")
-                    else:
-                        prefix = self.receiver(obj, ctx)
-                if receiver is not None:  # looked up here
-                    prefix = (receiver,)
-                    frame: Frame | None = ctx[2]
-                    while frame is not None:
-                        names = frame[0]
-                        if receiver in names:
-                            prefix = names[receiver] or prefix
-                            break
-                        frame = frame[1]
-                if prefix is None:
-                    continue
-                if name is None:
-                    if code is not None:
-                        name = code[name_node.start_byte : name_node.end_byte]
-                    else:
-                        name = source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-                target = (*prefix, name)
-            args = node.child_by_field_id(_ARGUMENTS)
-            if args is None:
-                arity = None
-            else:
-                arity = args.named_child_count  # as `arity`
-                if arity and (
-                    broken
-                    or args.child_count != 2 * arity + 1
-                    or (arity == 1 and source.find(b"/", args.start_byte, args.end_byte) >= 0)
-                ):
-                    arity = sum(1 for c in args.named_children if c.type not in _COMMENTS)
-            add_reference(Reference(scope, _CALL, target, name_node.start_point[0] + 1, arity))
+                prefix = self.receiver(obj, ctx)
+        if receiver is not None:  # looked up here
+            prefix = (receiver,)
+            frame: Frame | None = ctx[2]
+            while frame is not None:
+                names = frame[0]
+                if receiver in names:
+                    prefix = names[receiver] or prefix
+                    break
+                frame = frame[1]
+        if prefix is None:
+            return None
+        return (*prefix, name if name is not None else self.code[name_node.start_byte : name_node.end_byte])
 
     def skip(self, node: Node) -> None:
         """Nothing inside `node` is looked at (but inside the regions pushed after this)."""
@@ -475,10 +478,7 @@ class _Extractor:
             name_node = node.child_by_field_id(_NAME)
             if name_node is None:
                 return  # everything inside is looked at, in this context
-            if self.code is not None:
-                name = self.code[name_node.start_byte : name_node.end_byte]
-            else:
-                name = self.source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+            name = self.code[name_node.start_byte : name_node.end_byte]
         params = node.child_by_field_id(_PARAMETERS)
         names: dict[str, Type | None] = {}
         if params is None:
@@ -498,10 +498,7 @@ class _Extractor:
         ctx = region[2]
         type_node = node.child_by_field_id(_TYPE)
         if type_node is not None and type_node.kind_id in _TYPE_IDENTIFIER:  # as `type_parts`, for `new T(..)`
-            if self.code is not None:
-                written = self.code[type_node.start_byte : type_node.end_byte]
-            else:
-                written = self.source[type_node.start_byte : type_node.end_byte].decode("utf-8", "replace")
+            written = self.code[type_node.start_byte : type_node.end_byte]
             target: Type | None = (written,) if written != "var" else None
         else:
             target = self.type_parts(type_node)
@@ -591,7 +588,7 @@ class _Extractor:
         self.add_reference(Reference(scope, _INHERIT, target, at.start_point[0] + 1, None))
 
     def arity(self, args: Node | None) -> int | None:
-        """How many arguments a call passes (as counted in `run` for method invocations)."""
+        """How many arguments a call passes (as `method_invocation` counts them)."""
         if args is None:
             return None
         count = args.named_child_count
@@ -712,20 +709,14 @@ class _Extractor:
             return None
         kind = node.kind_id
         if kind in _TYPE_IDENTIFIER:
-            if self.code is not None:
-                name = self.code[node.start_byte : node.end_byte]
-            else:
-                name = self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            name = self.code[node.start_byte : node.end_byte]
             return (name,) if name != "var" else None
         if kind in _PRIMITIVE_TYPE:
             return None
         if kind in _GENERIC_TYPE:  # `T<..>`: T's
             base = node.named_child(0)
             if base is not None and base.kind_id in _TYPE_IDENTIFIER:
-                if self.code is not None:
-                    name = self.code[base.start_byte : base.end_byte]
-                else:
-                    name = self.source[base.start_byte : base.end_byte].decode("utf-8", "replace")
+                name = self.code[base.start_byte : base.end_byte]
                 return (name,) if name != "var" else None
         elif node.type == "scoped_type_identifier":
             written = self.text(node)
@@ -756,12 +747,9 @@ class _Extractor:
         declarators = node.children_by_field_id(_DECLARATOR)
         if not declarators:
             return
-        source, code = self.source, self.code
+        code = self.code
         if type_node is not None and type_node.kind_id in _TYPE_IDENTIFIER:
-            if code is not None:
-                type_name = code[type_node.start_byte : type_node.end_byte]
-            else:
-                type_name = source[type_node.start_byte : type_node.end_byte].decode("utf-8", "replace")
+            type_name = code[type_node.start_byte : type_node.end_byte]
             if type_name == "var":
                 for declarator in declarators:
                     name = declarator.child_by_field_id(_NAME)
@@ -774,28 +762,21 @@ class _Extractor:
         for declarator in declarators:
             name = declarator.child_by_field_id(_NAME)
             if name is not None:
-                if code is not None:
-                    target[code[name.start_byte : name.end_byte]] = declared
-                else:
-                    target[source[name.start_byte : name.end_byte].decode("utf-8", "replace")] = declared
+                target[code[name.start_byte : name.end_byte]] = declared
 
     def declare_parameters(self, target: dict[str, Type | None], params: Node) -> int | None:
         """Bind a method's / record's / lambda's formal parameters with their declared types. Returns how
         many there are: None for varargs (any count fits)."""
         count = 0
         varargs = False
-        source, code = self.source, self.code
+        code = self.code
         for param in params.named_children:
             kind = param.type
             if kind == "formal_parameter":
                 count += 1
                 name = param.child_by_field_id(_NAME)
                 if name is not None:
-                    if code is not None:
-                        written = code[name.start_byte : name.end_byte]
-                    else:
-                        written = source[name.start_byte : name.end_byte].decode("utf-8", "replace")
-                    target[written] = self.type_parts(param.child_by_field_id(_TYPE))
+                    target[code[name.start_byte : name.end_byte]] = self.type_parts(param.child_by_field_id(_TYPE))
             elif kind == "spread_parameter":  # `T... xs`
                 count += 1
                 varargs = True

@@ -7,7 +7,6 @@ import pkgutil
 from importlib import import_module, metadata
 
 import spider.indexer.languages as registry
-from spider.core.schema import Language
 
 
 def test_every_language_package_registers_its_name_and_installed_grammars():
@@ -15,8 +14,3 @@ def test_every_language_package_registers_its_name_and_installed_grammars():
     named = {getattr(import_module(f"{registry.__name__}.{package}"), "LANGUAGE", None) for package in packages}
     assert named - {None} <= registry.languages() and len(registry.languages()) >= len(packages)
     assert registry.grammars() and all(metadata.version(grammar) for grammar in registry.grammars())
-
-
-def test_the_names_the_schema_still_spells_are_registered_ones():
-    """`schema.Language` is no list of languages, only the spellings code outside a language's package still uses."""
-    assert {str(name) for name in Language} <= registry.languages()
