@@ -1,4 +1,5 @@
 """The failures spider foresees, one class each, so that a caller handles the one it means and lets the rest through.
+Public, as `neo4j.exceptions` is: `spider.indexer` re-exports them all.
 
 Every message is one line that says what is wrong and, where possible, what to do; the CLI prints it and exits
 non-zero (which exit code a class gets is the CLI's business, not the exception's).
@@ -99,3 +100,25 @@ class LLMFailure(SelectorFailed):
 
 class MalformedAnswer(SelectorFailed, ValueError):
     """The model's answer holds no JSON object with a list of ids under "selected"."""
+
+
+__all__ = [
+    "ConfigurationError",
+    "CorruptRepository",
+    "CorruptStore",
+    "InvalidInput",
+    "LLMFailure",
+    "LimitExceeded",
+    "MalformedAnswer",
+    "NotFound",
+    "OutOfSpace",
+    "RefusedQuery",
+    "RepositoryNotFound",
+    "RevisionNotFound",
+    "SelectorFailed",
+    "ServiceUnavailable",
+    "SnapshotConflict",
+    "SnapshotNotFound",
+    "SpiderError",
+    "StoreBusy",
+]
