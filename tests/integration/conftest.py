@@ -15,7 +15,7 @@ from spider.indexer.models.embedding import register_model
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import PYTHON
 from tests.fixtures.tiny_model import build_tiny_model
-from tests.integration.helpers import index_json, unique_name
+from tests.integration.helpers import invoke_index_json, unique_name
 
 TEST_MODEL = "test/tiny"  # a 32-d ONNX model the tests build: every index run embeds in milliseconds
 INTEGRATION = Path(__file__).parent
@@ -69,8 +69,8 @@ def repo_name() -> str:
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> str:
-    """The Python shop fixture, indexed once per module by `spider index` under a unique name."""
+    """The Python shop fixture, indexed once per module by `spider index` (in this process) under a unique name."""
     root, _ = make_repo(tmp_path_factory.mktemp("shop") / "repo", PYTHON.files)
     name = unique_name()
-    index_json(root, name)
+    invoke_index_json(root, name)
     return name

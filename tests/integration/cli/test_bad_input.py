@@ -1,4 +1,5 @@
-"""One repository full of files spider must skip or parse with a warning, indexed once by `spider index`.
+"""One repository full of files spider must skip or parse with a warning, indexed once by `spider index` (run in
+this process).
 
 Nothing may crash, every bad file is counted under its reason, and the good files around them are indexed whole.
 """
@@ -13,7 +14,7 @@ import pytest
 from spider.indexer.parse.facts import NESTED_TOO_DEEP
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.helpers import IN_SNAPSHOT, index_json, row_set, unique_name
+from tests.integration.helpers import IN_SNAPSHOT, invoke_index_json, row_set, unique_name
 
 PASSWD = Path("/etc/passwd")
 OUTSIDE_MARKER = "OUTSIDE_THE_REPOSITORY_7f3a"
@@ -56,7 +57,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> tuple[s
     os.symlink(outside, root / "linked")
     root, sha = make_repo(root, {**GOOD, **WARNED, **SKIPPED, **OTHER})
     name = unique_name()
-    return name, sha, index_json(root, name)
+    return name, sha, invoke_index_json(root, name)
 
 
 def test_every_bad_file_is_counted_under_its_reason(indexed):
@@ -119,7 +120,7 @@ def test_deep_nesting_is_parsed_partially_and_reported(tmp_path, store):
     root, sha = make_repo(tmp_path / "deep", {"deep.py": deeply_nested(DEPTH), "ok.py": "def ok():\n    return 1\n"})
     name = unique_name()
 
-    summary = index_json(root, name)
+    summary = invoke_index_json(root, name)
 
     functions = row_set(store, f"{IN_SNAPSHOT} AND n:Function RETURN n.id", repo=name, snapshot=sha)
     deep = {f for (f,) in functions if f.startswith("deep.py:")}
@@ -135,7 +136,7 @@ def test_a_blob_missing_from_the_object_store_is_skipped_with_its_reason(tmp_pat
                           check=True).stdout.strip()
     (root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
 
-    report = index_json(root, unique_name(), "--no-embed")
+    report = invoke_index_json(root, unique_name(), "--no-embed")
 
     assert report["skipped"] == {"blob missing from the git object store": 1}
     assert report["nodes"]["Function"] == 1

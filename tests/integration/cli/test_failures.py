@@ -1,5 +1,6 @@
-"""Failures as users meet them, run as the real commands: each is one line on stderr and a non-zero exit, never a
-traceback, and no secret planted in the environment shows anywhere in what they print."""
+"""Failures as users meet them: each is one line on stderr and a non-zero exit, never a traceback, and no secret
+planted in the environment shows anywhere in what they print. The commands run in this process (`invoke`), but for
+one case of each console script, run as a user runs it: what reaches the terminal of a process of its own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from spider.core.settings import Neo4jSettings
 from spider.indexer.graph import jobs
 
-from tests.integration.helpers import run_spider
+from tests.integration.helpers import invoke, run_spider
 
 PLANTED = {  # every secret-bearing setting, each with a value no output may show
     "NEO4J_PASSWORD": "planted-neo4j-pw-1",
@@ -30,10 +31,16 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def run(command: str, *args: str, env: dict[str, str], stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    """The command as a user runs it, its output kept as bytes: what reaches the terminal, undecoded."""
-    return subprocess.run([command, *args], input=stdin, capture_output=True, timeout=120, check=False,
+def run(command: str, *args: str, env: dict[str, str], process: bool = False) -> subprocess.CompletedProcess:
+    """The command with the planted secrets, in this process or (`process`) as a user runs it; its output kept as
+    bytes: what reaches the terminal, undecoded."""
+    if not process:
+        return invoke(command, *args, env={**PLANTED, **env}, text=False)
+    return subprocess.run([command, *args], capture_output=True, timeout=120, check=False,
                           env={**os.environ, **PLANTED, **env})
+
+
+AS_A_PROCESS = {"unreachable server", "LLM timeout not a number"}  # one of `spider`'s, one of `spider-query`'s
 
 
 def failure_cases(neo4j: Neo4jSettings) -> dict[str, tuple[str, tuple[str, ...], dict[str, str], str]]:
@@ -63,7 +70,7 @@ def failure_cases(neo4j: Neo4jSettings) -> dict[str, tuple[str, tuple[str, ...],
 @pytest.fixture(scope="module")
 def failures(neo4j_settings) -> dict[str, tuple[subprocess.CompletedProcess, str, str]]:
     """Every failure case, run once: name -> (result, the program's name, what its line says)."""
-    return {name: (run(command, *args, env=env), command, says)
+    return {name: (run(command, *args, env=env, process=name in AS_A_PROCESS), command, says)
             for name, (command, args, env, says) in failure_cases(neo4j_settings).items()}
 
 
@@ -91,6 +98,7 @@ def test_a_manifest_urls_credentials_never_reach_the_graph(tmp_path, store, repo
         {"url": f"https://{token}@127.0.0.1:9/org/a.git", "name": f"{repo_name}-a"},
         {"url": f"https://bot:{URI_PASSWORD}@127.0.0.1:9/org/b.git", "name": f"{repo_name}-b"}]}))
 
+    # a process of its own: Celery's app, which `org index` runs its jobs on, is configured once per process
     result = run_spider("org", "index", manifest, "--json", "--no-embed",
                         env={"SPIDER_BROKER_URL": "", "SPIDER_REPO_CACHE": str(tmp_path / "cache")}, timeout=120)
 

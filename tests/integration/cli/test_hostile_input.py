@@ -1,5 +1,6 @@
 """A repository and an issue that try to break what spider-query prints: names with terminal escapes, issue
-text that is not UTF-8. spider answers, and what it prints cannot drive the terminal."""
+text that is not UTF-8. spider answers, and what it prints cannot drive the terminal. The commands run in this
+process (`invoke`), but for an issue given as an argument, whose bytes only a real process's argv carries."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ import subprocess
 import pytest
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.helpers import index_json, unique_name
+from tests.integration.helpers import invoke, invoke_index_json, unique_name
 
 ESCAPES = "\x1b[2J\x1b]0;owned\x07\r\x9b"  # clear screen, set the window title, carriage return, C1 CSI
 
 
-def run(command: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    """The command as a user runs it, its output kept as bytes: what reaches the terminal, undecoded."""
+def run(command: str, *args: str, stdin: bytes | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    """The command in this process or (`process`) as a user runs it, its output kept as bytes: what reaches the
+    terminal, undecoded."""
+    if not process:
+        return invoke(command, *args, input=stdin, text=False)
     return subprocess.run([command, *args], input=stdin, capture_output=True, timeout=120, check=False)
 
 
@@ -28,7 +32,7 @@ def hostile(tmp_path_factory, neo4j_settings) -> str:
         "app/plain.py": "def parse_order_lines(order):\n    return order.lines\n",
     })
     name = unique_name()
-    index_json(root, name)
+    invoke_index_json(root, name)
     return name
 
 
@@ -39,7 +43,8 @@ def test_an_issue_that_is_not_utf8_is_answered_with_a_note(hostile, tmp_path, ho
     issue_file.write_bytes(issue)
     given = {"argument": ([os.fsdecode(issue)], None), "file": (["--issue-file", str(issue_file)], None),
              "stdin": ([], issue)}[how]
-    result = run("spider-query", *given[0], "--repo", hostile, "--method", "bm25", "--json", stdin=given[1])
+    result = run("spider-query", *given[0], "--repo", hostile, "--method", "bm25", "--json", stdin=given[1],
+                 process=how == "argument")
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     answer = json.loads(result.stdout)
     assert answer["results"]

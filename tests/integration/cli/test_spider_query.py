@@ -1,5 +1,6 @@
 """`spider-query --method spider|spisr` end to end: real Neo4j, Qdrant Edge, the test embedding model, and a
-local server that speaks the Anthropic API for the LLM selector."""
+local server that speaks the Anthropic API for the LLM selector. The command runs in this process
+(`invoke_spider_query`), but for the README's plain `spider-query ISSUE`, run as a user runs it."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from spider.indexer.pipeline.index import index_repository
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.llm_server import FakeLLM, Reply, Seen, fenced_ids
 from tests.fixtures.shop import PYTHON
-from tests.integration.helpers import ISSUE, spider_query
+from tests.integration.helpers import ISSUE, invoke_spider_query, spider_query
 
 GRAPH_ARGS = ("-k", "4", "-c", "2", "-n", "50", "--edges", "contains:4,invokes:2")
 
 
 def answer_of(*args: str, env: dict | None = None) -> dict:
-    result = spider_query(*args, "--json", env=env)
+    result = invoke_spider_query(*args, "--json", env=env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -101,8 +102,8 @@ def test_a_failing_seed_call_costs_only_that_seed(shop, tmp_path):
     with FakeLLM(second_seed_fails) as server:
         env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": server.url, "SPIDER_LLM_TIMEOUT": "5",
                "SPIDER_LLM_CACHE": str(tmp_path)}
-        result = spider_query(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic", *GRAPH_ARGS,
-                              env=env)
+        result = invoke_spider_query(ISSUE, "--repo", shop, "--method", "spider", "--selector", "anthropic",
+                                     *GRAPH_ARGS, env=env)
 
     assert result.returncode == 0, result.stderr
     failures = [line for line in result.stdout.splitlines() if "API error" in line]
@@ -128,7 +129,7 @@ def test_a_long_issue_is_cut_for_the_selector_and_the_answer_says_so(shop, tmp_p
                "SPIDER_LLM_ISSUE_TOKENS": "50"}
         long_issue = ISSUE + "\n\n" + "the order total is wrong again. " * 2_000
         answer = answer_of(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
-        table = spider_query(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
+        table = invoke_spider_query(long_issue, "--repo", shop, "--selector", "anthropic", *GRAPH_ARGS, env=env)
 
     assert all(ISSUE in seen.user and len(seen.user) < 64_000 // 4 for seen in server.requests)
     assert all(call["issue_cut"] > 60_000 for call in answer["calls"])
@@ -148,7 +149,7 @@ def test_spisr_expands_the_bm25_ranking(shop):
 
 
 def test_default_selector_without_an_llm_is_learned_and_says_so(shop):
-    result = spider_query(ISSUE, "--repo", shop, *GRAPH_ARGS, env=no_llm())
+    result = spider_query(ISSUE, "--repo", shop, *GRAPH_ARGS, env=no_llm())  # a process of its own: as users run it
     assert result.returncode == 0, result.stderr
     assert "no LLM configured" in result.stdout and "selector learned" in result.stdout.splitlines()[-1]
 
@@ -161,7 +162,7 @@ def test_without_edges_the_expansion_is_contains_and_invokes(shop):
 @pytest.mark.parametrize("args", [("-k", "3"), ("-k", "3", "-c", "9")], ids=["default c", "c given"])
 def test_more_seeds_than_results_are_capped_at_k_and_said(shop, args):
     answer = answer_of(ISSUE, "--repo", shop, "--selector", "all", "-n", "50", *args)
-    table = spider_query(ISSUE, "--repo", shop, "--selector", "none", "-n", "50", *args)
+    table = invoke_spider_query(ISSUE, "--repo", shop, "--selector", "none", "-n", "50", *args)
 
     assert sum(r["verdict"] == "seed" for r in answer["results"]) == answer["summary"]["seeds"] == 3
     assert any(note.startswith("-c capped at -k: 3 seeds") for note in answer["notes"])
@@ -178,6 +179,6 @@ def test_more_seeds_than_results_are_capped_at_k_and_said(shop, args):
     (("--selector", "openai"), "needs SPIDER_OPENAI_BASE_URL"),
 ])
 def test_option_errors_are_one_line(shop, args, message):
-    result = spider_query(ISSUE, "--repo", shop, *args, env=no_llm())
+    result = invoke_spider_query(ISSUE, "--repo", shop, *args, env=no_llm())
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and message in lines[0], result.stderr

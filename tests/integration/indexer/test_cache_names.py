@@ -9,7 +9,14 @@ from spider.indexer.source.org import RepoSpec, materialise
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-from tests.integration.helpers import ISSUE, index_json, run_spider, spider_query, succeeded, unique_name
+from tests.integration.helpers import (
+    ISSUE,
+    invoke_index_json,
+    invoke_spider,
+    invoke_spider_query,
+    succeeded,
+    unique_name,
+)
 
 
 def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):
@@ -17,17 +24,17 @@ def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):
     prefix = unique_name()
     slash, space = f"{prefix}/x", f"{prefix} x"
     for name in (slash, space):
-        index_json(root, name)
+        invoke_index_json(root, name)
 
     answers = {}
     for name in (space, slash):  # the first query caches its snapshot's vector-search members
-        result = spider_query(ISSUE, "--repo", name, "--method", "der", "-k", "3", "--json")
+        result = invoke_spider_query(ISSUE, "--repo", name, "--method", "der", "-k", "3", "--json")
         assert result.returncode == 0, result.stderr
         answers[name] = [r["id"] for r in json.loads(result.stdout)["results"]]
 
     assert answers[slash] == answers[space] and len(answers[slash]) == 3
     assert snapshot_cache_dir(slash, sha) != snapshot_cache_dir(space, sha)
-    succeeded(run_spider("snapshots", "delete", slash, sha))
+    succeeded(invoke_spider("snapshots", "delete", slash, sha))
     assert not snapshot_cache_dir(slash, sha).exists() and snapshot_cache_dir(space, sha).is_dir()
 
 

@@ -1,6 +1,7 @@
 """Distributed indexing with a real broker: `spider index --async` enqueues, `spider worker` processes run the
 chord over Redis, `spider jobs` follows them; the graph equals the in-process run's, and a job that fails says
-why."""
+why. The commands that reach the broker run as processes of their own (Celery's app is configured once per process,
+from the environment); `spider jobs`, which reads the graph only, runs in this process."""
 
 from __future__ import annotations
 
@@ -20,16 +21,33 @@ from spider.indexer.graph import jobs, neo4j_local
 from spider.indexer.models.embedding import open_embedder
 from spider.indexer.pipeline.index import index_repository
 from spider.indexer.vectors.open_store import open_vector_store
+from spider.indexer.vectors.store import EDGE_LOCK_WAIT
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.helpers import read_graph, run_spider, succeeded
+from tests.integration.helpers import invoke_spider, read_graph, run_spider, succeeded
+
+WRITTEN = """
+MATCH (n:Directory|File|Class|Function {repo: $repo})
+RETURN count(n) + sum(COUNT { (n)-->() }) AS n
+"""  # the nodes and relationships of every version of a repository's graph
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def port_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port` now (as Neo4j binds: TIME_WAIT connections do not count)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +84,10 @@ class Workers:
         self.log = log
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, concurrency: int = 2, env: dict[str, str] | None = None) -> subprocess.Popen:
+    def start(self, concurrency: int = 2, env: dict[str, str] | None = None,
+              loglevel: str = "WARNING") -> subprocess.Popen:
         handle = self.log.open("a")
-        process = subprocess.Popen(["spider", "worker", "-c", str(concurrency), "--loglevel", "WARNING"],
+        process = subprocess.Popen(["spider", "worker", "-c", str(concurrency), "--loglevel", loglevel],
                                    env={**self.env, **(env or {})}, stdout=handle, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         self.processes.append(process)
@@ -104,7 +123,7 @@ def workers(redis_url, tmp_path) -> Workers:
 def wait_for_job(job_id: str, broker: str, timeout: float = 240) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job = json.loads(succeeded(run_spider("jobs", job_id, "--json", env={"SPIDER_BROKER_URL": broker})))
+        job = json.loads(succeeded(invoke_spider("jobs", job_id, "--json", env={"SPIDER_BROKER_URL": broker})))
         if job["state"] in ("done", "failed"):
             return job
         time.sleep(1)
@@ -143,7 +162,7 @@ def test_workers_index_what_the_local_run_indexes_and_jobs_follow_them(tmp_path,
     assert sorted(map(repr, distributed[1])) == sorted(map(repr, local[1]))
     state = store.snapshot_state(f"{repo_name}-workers", sha)
     assert state.complete and state.embedding.functions > 0
-    listing = succeeded(run_spider("jobs"))
+    listing = succeeded(invoke_spider("jobs"))
     assert job_id in listing and "done" in listing and f"{job['files_total']}/{job['files_total']}" in listing
     again = succeeded(run_spider("index", root, "--repo", f"{repo_name}-workers", "--async",
                                  env={"SPIDER_BROKER_URL": redis_url}))
@@ -268,7 +287,7 @@ def test_the_same_snapshot_enqueued_twice_at_once_is_one_job(tmp_path, store, re
 def test_a_cancelled_job_frees_its_snapshot(tmp_path, repo_name, redis_url):
     root, _ = make_repo(tmp_path / "repo", FIXTURES["java"].files)
     first = enqueue(root, repo_name, redis_url)  # no worker: it stays queued
-    cancelled = json.loads(succeeded(run_spider("jobs", first, "--cancel", "--json")))
+    cancelled = json.loads(succeeded(invoke_spider("jobs", first, "--cancel", "--json")))
     assert cancelled["state"] == "failed" and "cancelled" in cancelled["errors"][0]
     assert enqueue(root, repo_name, redis_url) != first
 
@@ -325,19 +344,29 @@ def test_a_lost_fetch_is_sent_again_unless_its_url_holds_a_credential(tmp_path, 
     assert "s3cr3t" not in json.dumps(jobs.list_jobs(store, None, 10_000))
 
 
+def gave_up_on_the_store(log: str) -> bool:
+    """Whether the worker's log shows an embed task retried because the local vector store was held."""
+    return any("spider.embed_snapshot" in line and "retry" in line.lower() and "in use by another spider process"
+               in line for line in log.splitlines())
+
+
 def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers, redis_url):
     if os.environ.get("QDRANT_URL"):
         pytest.skip("a Qdrant server has no single-process lock")
     root, sha = make_repo(tmp_path / "repo", FIXTURES["python"].files)
     embedder = open_embedder()
-    workers.start(concurrency=1)
+    workers.start(concurrency=1, loglevel="INFO")  # INFO: Celery logs each retry
     with open_vector_store(embedder.name, embedder.dim):  # held by this process
         job_id = enqueue(root, repo_name, redis_url)
         deadline = time.monotonic() + 60
         while jobs.list_jobs(store, job_id)[0]["stage"] != "embedding":
             assert time.monotonic() < deadline, jobs.list_jobs(store, job_id)
             time.sleep(0.2)
-        time.sleep(4)  # longer than the store's own lock wait: the task has had to give up and retry
+        # The task waits EDGE_LOCK_WAIT seconds for the store, gives up (StoreBusy) and is retried: seen in the log.
+        deadline = time.monotonic() + EDGE_LOCK_WAIT + 60
+        while not gave_up_on_the_store(workers.log.read_text()):
+            assert time.monotonic() < deadline, workers.log.read_text()[-3000:]
+            time.sleep(0.2)
         assert jobs.list_jobs(store, job_id)[0]["state"] == "running"
     job = wait_for_job(job_id, redis_url)
     assert job["state"] == "done" and store.snapshot_state(repo_name, sha).complete, workers.log.read_text()
@@ -352,18 +381,28 @@ def test_neo4j_crashing_mid_write_is_retried_to_the_same_graph(tmp_path, store, 
         pool.start(concurrency=1)
         job_id = enqueue(root, f"{repo_name}-crash", redis_url)
         deadline = time.monotonic() + 180
-        while jobs.list_jobs(store, job_id)[0]["stage"] != "writing":
-            assert time.monotonic() < deadline and jobs.list_jobs(store, job_id)[0]["state"] != "failed"
+        while True:  # into the write: its first batches are in the graph, and the job still writes
+            (job,) = jobs.list_jobs(store, job_id)
+            written = store.read(WRITTEN, {"repo": f"{repo_name}-crash"})[1][0][0]
+            if job["stage"] == "writing" and written > 0:
+                break
+            assert time.monotonic() < deadline and job["state"] not in ("done", "failed"), job
+            time.sleep(0.02)
+        server = neo4j_local.status()
+        os.kill(server["pid"], signal.SIGKILL)  # a crash, not a shutdown
+        deadline = time.monotonic() + 60
+        # gone (and reaped, where it is this process's child), its ports free again: else it restarts elsewhere
+        while neo4j_local.status()["running"] or not all(map(port_free, (server["port"], server["http_port"]))):
+            assert time.monotonic() < deadline, f"Neo4j ({server['pid']}) outlived SIGKILL, or its ports stay taken"
             time.sleep(0.05)
-        time.sleep(0.5)  # into the write
-        os.kill(neo4j_local.status()["pid"], signal.SIGKILL)  # a crash, not a shutdown
-        time.sleep(2)
-        neo4j_local.ensure_running()  # the same port; the worker's driver reconnects on its retry
+        restarted = neo4j_local.ensure_running()
+        assert restarted.uri == server["uri"]  # the same port: the worker's driver reconnects on its retry
         job = wait_for_job(job_id, redis_url, timeout=300)
     finally:
         pool.stop()
 
     assert job["state"] == "done" and job["errors"] == [], pool.log.read_text()[-3000:]
+    assert 0 < written < store.read(WRITTEN, {"repo": f"{repo_name}-crash"})[1][0][0]  # the crash came mid-write
     index_repository(store, str(root), repo=f"{repo_name}-clean")
     crashed, clean = read_graph(store, f"{repo_name}-crash", sha), read_graph(store, f"{repo_name}-clean", sha)
     assert len(crashed[0]) > 7000 and sorted(map(repr, crashed[0])) == sorted(map(repr, clean[0]))  # no duplicates

@@ -7,22 +7,22 @@ import json
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-from tests.integration.helpers import index_json, run_spider, succeeded, unique_name
+from tests.integration.helpers import invoke_index_json, invoke_spider, succeeded, unique_name
 
 
 def rows(*args: str) -> list[dict]:
-    return json.loads(succeeded(run_spider("cypher", *args, "--json")))
+    return json.loads(succeeded(invoke_spider("cypher", *args, "--json")))
 
 
 def test_hotspots_and_what_a_commit_changed(tmp_path, neo4j_settings):
     root, parent = make_repo(tmp_path / "shop", PYTHON.files)
     name = unique_name()
-    index_json(root, name)
+    invoke_index_json(root, name)
     payments = PYTHON.files["shop/payments.py"].replace("return _send(amount)", "return _send(round(amount, 2))")
     (root / "shop" / "payments.py").write_text(payments + "\n\ndef refund(amount):\n    return charge(-amount)\n")
     git(root, "rm", "-q", "scripts/run.py")
     _, commit = make_repo(root, {}, message="refund; no script")
-    index_json(root, name)
+    invoke_index_json(root, name)
 
     top = rows("hotspots", "--repo", name, "--param", "limit=2")  # the newest snapshot: the commit
     assert [(r["id"], r["fan_in"], r["caller_files"]) for r in top] == [

@@ -1,5 +1,6 @@
 """Analyst Cypher (`spider cypher`) is a bounded read of the code graph: every attack of issue 18 is refused with a
-one-line error, and the local Neo4j itself refuses file and network access to a statement that skips the gate."""
+one-line error, and the local Neo4j itself refuses file and network access to a statement that skips the gate.
+`spider cypher` runs in this process (`invoke_spider`), but for Ctrl-C, which needs a process of its own."""
 
 from __future__ import annotations
 
@@ -19,39 +20,19 @@ from spider import cypher
 from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 
-from tests.integration.helpers import one_line_error, run_spider, succeeded
+from tests.integration.helpers import (
+    EXPRESSION_COSTS,
+    MEMORY_BOMBS,
+    SLACK,
+    assert_the_server_let_go,
+    invoke_spider,
+    one_line_error,
+    running,
+    succeeded,
+    thread_cpu,
+)
 
 ENDLESS = "UNWIND range(1, 100000000000) AS x RETURN count(x) AS n"
-# Statements whose whole cost is inside one expression (issue 45): Neo4j checks a transaction's termination between
-# rows only, and each of these is one row; the launcher's ExpressionGuard makes every expression check it. {name}
-# names the result column, so that SHOW TRANSACTIONS tells the test's statement from others'.
-EXPRESSION_COSTS = {
-    "reduce_arithmetic": "RETURN reduce(n = 0, x IN range(1, 100000) | n + reduce(m = 0, y IN range(1, 100000) | "
-                         "m + y % 7)) AS {name}",
-    "reduce_over_strings": "RETURN reduce(n = 0, x IN range(1, 100000) | n + reduce(m = 0, y IN range(1, 100000) | "
-                           "m + size('aaaaaaaaaa'))) AS {name}",
-    "nested_quantifier": "RETURN any(x IN range(1, 100000) WHERE any(y IN range(1, 100000) WHERE x * y < 0)) "
-                         "AS {name}",
-}
-# Statements whose one expression builds (keeps, doubles, multiplies) more than the 2 GB heap spares, each list under
-# the 10-million-element limit. Without ExpressionGuard's account many_kept_lists, string_tripling, replace_growth and
-# split_into_characters ended the server (OutOfMemoryError, -XX:+ExitOnOutOfMemoryError); string_doubling failed
-# with an internal error (-2147483648) at Java's string limit; the others ran, near the edge (a 1 GiB string, 10
-# million strings, a 200,000-step copy that took a minute). ExpressionGuard charges what expressions build to the
-# statement (at most 256 MiB), so each is refused in moments, and the server lives on.
-MEMORY_BOMBS = {
-    "many_kept_lists": "RETURN size([x IN range(1, 100000) | [y IN range(1, 100000) | 1]]) AS n",
-    "string_doubling": "RETURN size(reduce(s = 'a', x IN range(1, 40) | s + s)) AS n",
-    "string_tripling": "RETURN size(reduce(s = 'a', x IN range(1, 40) | s + s + s)) AS n",
-    "list_doubling": "RETURN size(reduce(l = [1], x IN range(1, 40) | l + l)) AS n",
-    "list_copying": "RETURN size(reduce(l = [], x IN range(1, 200000) | [y IN l | y] + x)) AS n",
-    "replace_growth": "RETURN size(reduce(s = 'a', x IN range(1, 20) | replace(s, 'a', 'aaaa'))) AS n",
-    "replace_square": "WITH reduce(s = 'a', x IN range(1, 15) | s + s) AS s RETURN size(replace(s, 'a', s)) AS n",
-    "split_into_characters": "RETURN size(split(reduce(s = 'a', x IN range(1, 26) | s + s), '')) AS n",
-    "many_kept_strings": "RETURN size([x IN range(1, 10000000) | 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' + x]) AS n",
-}
-# Generous: the machine running the tests is shared and noisy. Without the guard these ran for minutes.
-SLACK = 30
 local_only = pytest.mark.skipif(Settings.from_env().neo4j is not None, reason="the local launcher's settings")
 
 
@@ -114,7 +95,7 @@ def test_each_attack_is_refused_in_one_line_and_leaks_nothing(attack, shop, tmp_
     query = tmp_path / f"{attack}.cypher"
     query.write_text(attacks(port)[attack] + "\n")
 
-    result = run_spider("cypher", query, "--repo", shop)
+    result = invoke_spider("cypher", query, "--repo", shop)
 
     line = one_line_error(result)
     assert "root:" not in line and password_file().read_text().strip() not in line
@@ -126,7 +107,7 @@ def test_the_refusal_says_why(shop, tmp_path):
     reasons = {}
     for attack in ("load_csv_etc_passwd", "terminate_transactions", "show_users", "clear_query_caches", "write"):
         query.write_text(attacks("0")[attack])
-        reasons[attack] = one_line_error(run_spider("cypher", query, "--repo", shop))
+        reasons[attack] = one_line_error(invoke_spider("cypher", query, "--repo", shop))
 
     assert "LOAD CSV" in reasons["load_csv_etc_passwd"]
     assert "TerminateTransactions" in reasons["terminate_transactions"]
@@ -139,15 +120,15 @@ def test_reads_of_the_graph_and_the_read_procedures_still_run(shop, tmp_path):
     query = tmp_path / "labels.cypher"
     query.write_text("CALL db.labels() YIELD label RETURN label ORDER BY label")
 
-    out = succeeded(run_spider("cypher", query, "--json"))
+    out = succeeded(invoke_spider("cypher", query, "--json"))
 
     assert '"label": "Function"' in out
 
 
 def test_only_analyst_queries_run_by_name_and_help_lists_only_them(shop):
-    internal = one_line_error(run_spider("cypher", "version_truncate", "--repo", shop, "-p", "seq=0"))
-    job = one_line_error(run_spider("cypher", "job_create", "--repo", shop))
-    out = succeeded(run_spider("cypher", "--help"))
+    internal = one_line_error(invoke_spider("cypher", "version_truncate", "--repo", shop, "-p", "seq=0"))
+    job = one_line_error(invoke_spider("cypher", "job_create", "--repo", shop))
+    out = succeeded(invoke_spider("cypher", "--help"))
 
     assert internal.startswith("spider: error: no query named 'version_truncate'")
     assert job.endswith(f"(named: {', '.join(cypher.ANALYST)})")
@@ -159,13 +140,13 @@ def test_a_bogus_snapshot_is_an_error_and_a_prefix_is_resolved(shop, store):
     sha = store.list_snapshots(shop)[0].snapshot
     callers = ["cypher", "callers", "--repo", shop, "-p", "id=shop/payments.py:charge", "--json"]
 
-    bogus = one_line_error(run_spider(*callers, "-p", "snapshot=deadbeef"))
-    not_text = one_line_error(run_spider(*callers, "-p", "snapshot=[1]"))
-    by_prefix = succeeded(run_spider(*callers, "-p", f"snapshot={sha[:8]}"))
+    bogus = one_line_error(invoke_spider(*callers, "-p", "snapshot=deadbeef"))
+    not_text = one_line_error(invoke_spider(*callers, "-p", "snapshot=[1]"))
+    by_prefix = succeeded(invoke_spider(*callers, "-p", f"snapshot={sha[:8]}"))
 
     assert bogus.startswith(f"spider: error: no complete snapshot of {shop} matches 'deadbeef'")
     assert not_text == "spider: error: --param snapshot takes a name, not [1]"
-    assert by_prefix == succeeded(run_spider(*callers)) and "shop/service.py:checkout" in by_prefix
+    assert by_prefix == succeeded(invoke_spider(*callers)) and "shop/service.py:checkout" in by_prefix
 
 
 def test_a_query_past_the_timeout_is_stopped_with_a_one_line_error(shop, tmp_path):
@@ -173,7 +154,7 @@ def test_a_query_past_the_timeout_is_stopped_with_a_one_line_error(shop, tmp_pat
     query.write_text(ENDLESS)
 
     started = time.monotonic()
-    line = one_line_error(run_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}, timeout=60))
+    line = one_line_error(invoke_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}))
 
     assert time.monotonic() - started < 30
     assert line == "spider: error: the query ran longer than 2 s and was stopped (SPIDER_CYPHER_TIMEOUT sets the " \
@@ -182,45 +163,10 @@ def test_a_query_past_the_timeout_is_stopped_with_a_one_line_error(shop, tmp_pat
 
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5"])
 def test_a_bad_timeout_setting_is_a_one_line_error(value, shop):
-    line = one_line_error(run_spider("cypher", "callers", "--repo", shop, "-p", "id=x",
-                                     env={"SPIDER_CYPHER_TIMEOUT": value}))
+    line = one_line_error(invoke_spider("cypher", "callers", "--repo", shop, "-p", "id=x",
+                                        env={"SPIDER_CYPHER_TIMEOUT": value}))
 
     assert line == f"spider: error: SPIDER_CYPHER_TIMEOUT must be a positive whole number, not {value!r}"
-
-
-def running(store, text: str) -> list[str]:
-    """The transactions running a statement that contains `text` (past the gate's EXPLAIN of it)."""
-    rows = store.driver.execute_query("SHOW TRANSACTIONS YIELD transactionId, currentQuery WHERE currentQuery "
-                                      "CONTAINS $text AND NOT currentQuery STARTS WITH 'EXPLAIN' "
-                                      "RETURN transactionId", text=text)[0]
-    return [r["transactionId"] for r in rows]
-
-
-def thread_cpu() -> dict[str, float]:
-    """CPU seconds each thread of the local Neo4j has used (Linux /proc); empty where that cannot be read."""
-    pid = neo4j_local.status()["pid"]
-    times = {}
-    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended
-            continue
-        times[stat.parent.name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return times
-
-
-def assert_the_server_let_go(store, marker: str, before: dict[str, float]) -> None:
-    """The statement whose column is `marker` is no longer running on the server, and the thread that was busiest
-    since `before` (the one that evaluated it) has gone idle, not on in the background."""
-    during = thread_cpu()
-    deadline = time.monotonic() + 10
-    while running(store, f"AS {marker}") and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert running(store, f"AS {marker}") == []
-    if during:
-        busiest = max(during, key=lambda thread: during[thread] - before.get(thread, 0.0))
-        time.sleep(3)
-        assert thread_cpu().get(busiest, 0.0) - during[busiest] < 1.0, "the server still evaluates the statement"
 
 
 @pytest.mark.parametrize("text", [ENDLESS.replace("count(x) AS n", "count(x) AS {name}"),
@@ -230,6 +176,7 @@ def test_one_interrupt_stops_the_query_and_the_process(text, shop, tmp_path, sto
     marker = f"x_{shop[-10:]}"
     query.write_text(text.format(name=marker))
     before = thread_cpu()
+    # a process of its own: the handler ends the process (os._exit) on the first Ctrl-C
     process = subprocess.Popen(["spider", "cypher", str(query)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "SPIDER_CYPHER_TIMEOUT": "600"})
     try:
@@ -257,7 +204,7 @@ def test_an_expression_past_the_timeout_is_stopped_on_the_server(case, shop, tmp
     before = thread_cpu()
 
     started = time.monotonic()
-    line = one_line_error(run_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}, timeout=300))
+    line = one_line_error(invoke_spider("cypher", query, env={"SPIDER_CYPHER_TIMEOUT": "2"}))
 
     assert time.monotonic() - started < 2 + SLACK
     assert line == "spider: error: the query ran longer than 2 s and was stopped (SPIDER_CYPHER_TIMEOUT sets the " \
@@ -272,7 +219,7 @@ def test_an_expression_over_a_list_too_long_to_build_is_refused_and_the_server_l
     query = tmp_path / "billion.cypher"
     query.write_text(attacks("0")["comprehension_of_a_billion"])
 
-    line = one_line_error(run_spider("cypher", query))
+    line = one_line_error(invoke_spider("cypher", query))
 
     assert line == "spider: error: Cypher error: Cannot populate list values larger than 10000000 elements. " \
                    "Requested size: 1000000000"
@@ -288,7 +235,7 @@ def test_an_expression_that_builds_more_than_the_heap_is_refused_and_the_server_
     pid = neo4j_local.status()["pid"]
 
     started = time.monotonic()
-    line = one_line_error(run_spider("cypher", query, timeout=120))
+    line = one_line_error(invoke_spider("cypher", query))
 
     assert time.monotonic() - started < SLACK
     assert line.startswith("spider: error: Cypher error: The expressions of this statement built more than 256 MiB "
@@ -316,8 +263,8 @@ def test_graph_values_print_as_labels_and_properties(shop, tmp_path):
     schema = tmp_path / "schema.cypher"
     schema.write_text("CALL db.schema.visualization()")
 
-    row = json.loads(succeeded(run_spider("cypher", path, "--repo", shop, "--json")))[0]
-    table = succeeded(run_spider("cypher", schema, "--repo", shop))
+    row = json.loads(succeeded(invoke_spider("cypher", path, "--repo", shop, "--json")))[0]
+    table = succeeded(invoke_spider("cypher", schema, "--repo", shop))
 
     assert row["f"]["labels"] == ["File"] and row["f"]["properties"]["repo"] == shop
     assert set(row["f"]) == {"labels", "properties", "id"}

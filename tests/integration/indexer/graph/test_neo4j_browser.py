@@ -23,12 +23,13 @@ from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 
-from tests.integration.helpers import run_spider, succeeded
-from tests.integration.indexer.graph.test_cypher_gate import (
+from tests.integration.helpers import (
     EXPRESSION_COSTS,
     MEMORY_BOMBS,
     SLACK,
     assert_the_server_let_go,
+    invoke_spider,
+    succeeded,
     thread_cpu,
 )
 from tests.integration.indexer.graph.test_neo4j_local import LOOPBACK, listening_addresses
@@ -99,7 +100,7 @@ def test_the_browser_is_served_on_loopback_and_status_says_how_to_log_in(status)
 
     password_file = Path(status["reader_password_file"])
     assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
-    printed = succeeded(run_spider("neo4j", "status"))
+    printed = succeeded(invoke_spider("neo4j", "status"))
     assert f"Neo4j Browser: {status['browser']}" in printed
     assert f"user reader (read-only), password: cat {password_file}" in printed
     state = password_file.parent  # the launcher's output and Neo4j's own logs (debug, security, http, query)

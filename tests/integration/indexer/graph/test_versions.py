@@ -28,10 +28,23 @@ WHERE NOT EXISTS { MATCH (s:Snapshot {repo: $repo}) WHERE n.since <= s.seq < n.u
 RETURN count(n) AS n
 """
 VERSIONS = "MATCH (n:Directory|File|Class|Function {repo: $repo}) RETURN count(n) AS n"
+WAITING_WRITERS = """
+SHOW TRANSACTIONS YIELD parameters, status
+WHERE parameters.repo = $repo AND status STARTS WITH 'Blocked'
+RETURN count(*) AS n
+"""  # the transactions of a repository's writers that wait on a lock (its Repository node's)
 
 
 def count(store: GraphStore, query: str, repo: str) -> int:
     return store.read(query, {"repo": repo})[1][0][0]
+
+
+def until_a_writer_waits(store: GraphStore, repo: str, timeout: float = 60) -> None:
+    """Return once a writer of `repo` waits for the repository's lock: the server shows its transaction blocked."""
+    deadline = time.monotonic() + timeout
+    while not store.driver.execute_query(WAITING_WRITERS, repo=repo)[0][0]["n"]:
+        assert time.monotonic() < deadline, f"no writer of {repo} came to wait for its lock in {timeout} s"
+        time.sleep(0.05)
 
 
 def commits(tmp_path) -> tuple[object, list[str]]:
@@ -165,7 +178,7 @@ def test_deleting_a_snapshot_frees_its_vectors_before_the_next_writer_starts(tmp
 
         writer = threading.Thread(target=next_writer)
         writer.start()
-        time.sleep(1.0)
+        until_a_writer_waits(store, repo_name)  # for the lock the delete holds
         order.append("vectors deleted")
         return original(self, repo, used)
 
@@ -186,7 +199,7 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
     with hold_repository(store, repo_name):
         waiting = threading.Thread(target=second_writer)
         waiting.start()
-        time.sleep(1.0)
+        until_a_writer_waits(store, repo_name)
         order.append("first")
     waiting.join(30)
     assert order == ["first", "second"]
@@ -201,16 +214,25 @@ def test_writers_of_one_repository_take_turns_and_a_killed_one_lets_go(store, re
          "    print('held', flush=True)\n"
          "    time.sleep(600)\n", repo_name],
         stdout=subprocess.PIPE, text=True)
+    taken = threading.Event()
+
+    def next_writer():
+        with hold_repository(store, repo_name):
+            taken.set()
+
     try:
         assert holder.stdout.readline().strip() == "held"
+        waiting = threading.Thread(target=next_writer, daemon=True)
+        waiting.start()
+        until_a_writer_waits(store, repo_name)  # for the holder
         holder.kill()  # SIGKILL: no cleanup runs, only the connection drops
         holder.wait(10)
-        started = time.monotonic()
-        with hold_repository(store, repo_name):
-            waited = time.monotonic() - started
+        # The server ends the dead holder's transaction when its connection drops, not at the transaction timeout
+        # (15 minutes): the waiting writer goes on. 120 s leaves a slow machine room and still tells the two apart.
+        assert taken.wait(120), "the killed writer's lock was not let go"
     finally:
         holder.kill()
-    assert waited < 20
+    waiting.join(30)
 
 
 def test_a_writer_that_waited_while_the_last_snapshot_went_writes_under_a_new_lock(tmp_path, store, repo_name):
@@ -225,7 +247,7 @@ def test_a_writer_that_waited_while_the_last_snapshot_went_writes_under_a_new_lo
     with hold_repository(store, repo_name) as writer:
         waiting = threading.Thread(target=index_the_next_commit)
         waiting.start()
-        time.sleep(3.0)  # its write waits for this writer, which deletes the repository's only snapshot
+        until_a_writer_waits(store, repo_name)  # its write waits for this writer, which deletes the only snapshot
         writer.delete(first)
     waiting.join(60)
 

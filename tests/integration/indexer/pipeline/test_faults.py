@@ -18,7 +18,7 @@ import pytest
 from spider.indexer.graph.snapshot_diff import read_contents
 
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.helpers import index_json, run_spider, succeeded, unique_name
+from tests.integration.helpers import invoke_index_json, invoke_spider, succeeded, unique_name
 
 # Runs index_repository as `spider index` does and SIGKILLs itself at the first step of the stage named by
 # argv[3] ("complete": as the snapshot is about to be marked complete, after every other write).
@@ -61,12 +61,12 @@ def layered(tmp_path_factory: pytest.TempPathFactory, neo4j_settings) -> tuple[P
     root, sha = make_repo(tmp_path_factory.mktemp("layered") / "repo",
                           {f"pkg/m{i}.py": module(i) for i in range(400)} | {"pkg/__init__.py": ""})
     clean = unique_name()
-    index_json(root, clean)
+    invoke_index_json(root, clean)
     return root, sha, clean
 
 
 def snapshot_rows(repo: str) -> list[dict]:
-    return json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo, "--json")))
+    return json.loads(succeeded(invoke_spider("snapshots", "list", "--repo", repo, "--json")))
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -78,10 +78,10 @@ def test_a_run_killed_at_each_stage_is_invisible_and_the_next_run_equals_a_clean
     assert run.returncode == -signal.SIGKILL, (stage, run.returncode, run.stderr[-2000:])
 
     assert all(not row["complete"] for row in snapshot_rows(killed))  # nothing a query trusts
-    refused = run_spider("cypher", "callers", "--repo", killed, "--param", "id=pkg/m1.py:f0")
+    refused = invoke_spider("cypher", "callers", "--repo", killed, "--param", "id=pkg/m1.py:f0")
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
 
-    again = index_json(root, killed)
+    again = invoke_index_json(root, killed)
     assert not again["already_indexed"]
     assert [row["complete"] for row in snapshot_rows(killed)] == [True]
     assert read_contents(store, killed, sha).without_repo() == read_contents(store, clean, sha).without_repo()
@@ -95,7 +95,7 @@ def test_a_submodule_is_skipped_and_counted_and_its_files_never_read(tmp_path, s
     git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "vendored_lib")
     git(root, "commit", "-q", "-m", "add a submodule")
     name = unique_name()
-    summary = index_json(root, name)
+    summary = invoke_index_json(root, name)
     assert summary["skipped"] == {"submodule": 1}
     functions = store.read("MATCH (f:Function {repo: $repo}) RETURN f.id", {"repo": name})[1]
     assert functions == [["app.py:outside"]]
@@ -105,7 +105,7 @@ def test_twenty_thousand_tiny_files_index_whole(tmp_path, store):
     files = {f"d{i // 500}/f{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20_000)}
     root, _ = make_repo(tmp_path / "many", files)
     name = unique_name()
-    summary = index_json(root, name)
+    summary = invoke_index_json(root, name)
     assert summary["files_parsed"] == 20_000
     assert summary["nodes"]["Function"] == 20_000 and summary["nodes"]["File"] == 20_000
     assert summary["embedding"]["embedded"] == 20_000

@@ -1,5 +1,6 @@
 """Hostile repository contents and names: file names that are not UTF-8, UTF-16 sources, corrupted objects,
-manifest URLs that try to run programs. Each is indexed, skipped with its reason or refused in one line."""
+manifest URLs that try to run programs. Each is indexed, skipped with its reason or refused in one line. `spider` runs
+in this process (`invoke_spider`), but for `org index` (Celery's app is configured once per process)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 from tests.fixtures.gitrepo import git, make_repo
 from tests.integration.helpers import (
     IN_SNAPSHOT,
-    index_json,
+    invoke_index_json,
+    invoke_spider,
     one_line_error,
     row_set,
     run_spider,
@@ -49,7 +51,7 @@ def test_a_file_name_that_is_not_utf8_is_indexed_under_its_escaped_path(tmp_path
                                   b"back\\slash" + NOT_UTF8 + b".py": b"def slash():\n    return 3\n"})
     name = unique_name()
 
-    summary = index_json(root, name, "--no-embed")
+    summary = invoke_index_json(root, name, "--no-embed")
 
     assert summary["files_parsed"] == 3 and summary["skipped"] == {}
     assert functions_of(store, name, sha) == {
@@ -67,7 +69,7 @@ def test_a_non_utf8_name_whose_escaped_form_names_another_file_is_skipped(tmp_pa
                                   b"d\xfe/y.py": b"def other():\n    return 2\n"})
     name = unique_name()
 
-    summary = index_json(root, name, "--no-embed")
+    summary = invoke_index_json(root, name, "--no-embed")
 
     reason = "file name is not UTF-8 and its escaped form names another file"
     assert summary["skipped"] == {reason: 2}
@@ -91,7 +93,7 @@ def test_sources_with_a_byte_order_mark_are_decoded_with_their_lines(tmp_path, s
     root, sha = make_repo(tmp_path / "boms", files)
     name = unique_name()
 
-    summary = index_json(root, name, "--no-embed")
+    summary = invoke_index_json(root, name, "--no-embed")
 
     assert summary["skipped"] == {} and summary["warnings"] == {} and summary["files_parsed"] == 5
     python = {(f"{d}/app.py:{q}", start, end) for d in ("le", "be", "u8")
@@ -114,11 +116,11 @@ def test_a_corrupted_commit_object_is_reported_as_corrupt_not_unknown(tmp_path):
     root, sha = make_repo(tmp_path / "corrupt-commit", {"a.py": "def a():\n    return 1\n"})
     _corrupt(root, "HEAD")
 
-    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed"))
+    error = one_line_error(invoke_spider("index", root, "--repo", unique_name(), "--no-embed"))
 
     assert f"commit {sha} is corrupt or unreadable in the object store: fatal: loose object {sha}" in error
     assert "unknown revision" not in error
-    missing = one_line_error(run_spider("index", root, "--rev", "nosuch", "--repo", unique_name(), "--no-embed"))
+    missing = one_line_error(invoke_spider("index", root, "--rev", "nosuch", "--repo", unique_name(), "--no-embed"))
     assert "unknown revision 'nosuch'" in missing
 
 
@@ -126,7 +128,7 @@ def test_a_revision_that_names_no_commit_is_not_called_corrupt(tmp_path):
     """git explains on stderr why a tree is no commit: only objects it cannot read are corrupt."""
     root, _ = make_repo(tmp_path / "healthy", {"a.py": "def a():\n    return 1\n"})
 
-    error = one_line_error(run_spider("index", root, "--rev", "HEAD^{tree}", "--repo", unique_name(), "--no-embed"))
+    error = one_line_error(invoke_spider("index", root, "--rev", "HEAD^{tree}", "--repo", unique_name(), "--no-embed"))
 
     assert "unknown revision 'HEAD^{tree}'" in error and "corrupt" not in error
 
@@ -136,7 +138,7 @@ def test_a_corrupted_tree_object_is_reported_in_one_line(tmp_path):
     tree = git(root, "rev-parse", "HEAD^{tree}")
     _corrupt(root, tree)
 
-    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed"))
+    error = one_line_error(invoke_spider("index", root, "--repo", unique_name(), "--no-embed"))
 
     assert f"the tree of commit {sha} is corrupt or unreadable in the object store: fatal: loose object {tree}" in error
 
@@ -154,14 +156,14 @@ def test_a_blob_git_cannot_inflate_is_skipped_and_the_others_are_read(tmp_path, 
     stored.write_bytes(whole[: len(whole) // 2])
     name = unique_name()
 
-    summary = index_json(root, name, "--no-embed")
+    summary = invoke_index_json(root, name, "--no-embed")
 
     assert summary["skipped_files"] == [{"path": "b.py",
                                          "reason": "blob corrupt or unreadable in the git object store"}]
     assert {f for (f, _, _) in functions_of(store, name, sha)} == {"a.py:a", "c.py:c"}
     stored.write_bytes(whole)  # repaired (fetched again): the next commit reads it, not the parse cache's skip
     _, later = make_repo(root, {"d.py": "def d():\n    return 4\n"}, message="later")
-    assert index_json(root, name, "--no-embed")["skipped_files"] == []
+    assert invoke_index_json(root, name, "--no-embed")["skipped_files"] == []
     assert {f for (f, _, _) in functions_of(store, name, later)} == {"a.py:a", "b.py:b", "c.py:c", "d.py:d"}
 
 
@@ -178,8 +180,8 @@ def test_json_lists_the_skipped_files_and_verbose_prints_them(tmp_path):
     root, _ = make_repo(tmp_path / "lists", SKIPPED_AND_WARNED)
     name = unique_name()
 
-    summary = index_json(root, name, "--no-embed")
-    verbose = succeeded(run_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
+    summary = invoke_index_json(root, name, "--no-embed")
+    verbose = succeeded(invoke_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
 
     assert summary["skipped_files"] == [
         {"path": "app/blob.py", "reason": "binary"},
@@ -193,7 +195,7 @@ def test_json_lists_the_skipped_files_and_verbose_prints_them(tmp_path):
                       "  files parsed with warnings:",
                       "    app/broken.py: syntax errors"]
     assert lines[1].startswith("  files: 2 parsed, 3 skipped (")  # the summary lines stay as they were
-    again = json.loads(succeeded(run_spider("index", root, "--repo", name, "--json", "--no-embed")))
+    again = json.loads(succeeded(invoke_spider("index", root, "--repo", name, "--json", "--no-embed")))
     assert again["already_indexed"] is True and again["skipped_files"] is None  # not kept with the snapshot
 
 
@@ -208,6 +210,7 @@ def test_a_manifest_url_that_would_run_a_program_fails_alone(tmp_path, repo_name
     permissive = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.allow", "GIT_CONFIG_VALUE_0": "always"}
     env = {"SPIDER_BROKER_URL": "", "SPIDER_REPO_CACHE": str(tmp_path / "cache"), **permissive}
 
+    # a process of its own: Celery's app, which `org index` runs its jobs on, is configured once per process
     result = run_spider("org", "index", manifest, "--json", "--no-embed", env=env, timeout=120)
 
     assert not marker.exists()
@@ -232,7 +235,7 @@ def test_git_is_never_asked_to_run_repository_hooks_or_fsmonitor(tmp_path):
         (root / ".git" / "hooks" / hook).write_text(script.read_text())
         (root / ".git" / "hooks" / hook).chmod(0o755)
 
-    succeeded(run_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
+    succeeded(invoke_spider("index", root, "--repo", unique_name(), "--no-embed", "--verbose"))
 
     assert not marker.exists()
     subprocess.run(["git", "-C", str(root), "status"], capture_output=True)
@@ -244,7 +247,7 @@ def test_a_repository_of_another_user_is_refused_with_git_s_reason(tmp_path):
     to trust it, rather than calling it no repository at all."""
     root, _ = make_repo(tmp_path / "theirs", {"a.py": "def a():\n    return 1\n"})
 
-    error = one_line_error(run_spider("index", root, "--repo", unique_name(), "--no-embed",
+    error = one_line_error(invoke_spider("index", root, "--repo", unique_name(), "--no-embed",
                                       env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}))
 
     assert f"{root} is owned by another user" in error

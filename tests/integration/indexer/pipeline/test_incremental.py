@@ -28,7 +28,7 @@ from spider.query.retrieve.dense import snapshot_members
 from tests.fixtures.damaged_files import garbage, truncated
 from tests.fixtures.generated_repos import edit, render, repos
 from tests.fixtures.gitrepo import git, make_repo
-from tests.integration.helpers import one_line_error, one_window_per_function, run_spider, succeeded
+from tests.integration.helpers import invoke_spider, one_line_error, one_window_per_function, succeeded
 
 
 def commit(root: Path, files: dict[str, str]) -> str:
@@ -188,13 +188,13 @@ def test_a_corrupt_parse_cache_is_rebuilt_and_the_run_says_so_once(tmp_path, rep
     monkeypatch.setenv("SPIDER_PARSE_CACHE", str(cache))
     root, _ = make_repo(tmp_path / "repo", {f"m{i}.py": f"def f{i}():\n    return {i}\n" * 20 for i in range(40)})
     index = ("index", root, "--repo", repo_name, "--no-embed", "--json")
-    succeeded(run_spider(*index))
+    succeeded(invoke_spider(*index))
     damage(cache)
 
     make_repo(root, {"m0.py": "def f0():\n    return -1\n"}, "edit m0")
-    rebuilt = run_spider(*index)
+    rebuilt = invoke_spider(*index)
     make_repo(root, {"m1.py": "def f1():\n    return -1\n"}, "edit m1")
-    healthy = run_spider(*index)
+    healthy = invoke_spider(*index)
 
     assert rebuilt.stderr.splitlines() == [f"spider: warning: the parse cache at {cache} was corrupt: rebuilt"]
     assert json.loads(succeeded(rebuilt))["incremental"]["files_reparsed"] == 40  # the rebuilt cache held nothing
@@ -206,16 +206,16 @@ def test_snapshots_diff_lists_what_a_commit_changed(tmp_path, store, repo_name):
     root, first = make_repo(tmp_path / "repo", {"a.py": "def one():\n    return 1\n", "b.py": "def three():\n    pass\n"})
     _, second = make_repo(root, {"a.py": "def one():\n    return 1\n\ndef two():\n    return one()\n"}, "add two")
     index_repository(store, str(root), repo=repo_name, rev=first, embed=False)
-    summary = succeeded(run_spider("index", root, "--repo", repo_name, "--rev", second, "--no-embed"))
+    summary = succeeded(invoke_spider("index", root, "--repo", repo_name, "--rev", second, "--no-embed"))
     assert f"incremental from {first[:12]}: 1 file changed; 1 read by the parser" in summary
     assert f"written over {first[:12]} as snapshot #2: 2 node and 4 relationship versions created, 1 and 2 ended" in summary
 
-    output = succeeded(run_spider("snapshots", "diff", repo_name, first[:8], second[:8]))
+    output = succeeded(invoke_spider("snapshots", "diff", repo_name, first[:8], second[:8]))
 
     assert "nodes added: 1" in output and "Function a.py:two" in output
     assert "a.py:two INVOKES a.py:one" in output and "nodes changed: 1" in output  # the File's code
-    assert "(identical graphs)" in succeeded(run_spider("snapshots", "diff", repo_name, second[:8], second[:8]))
-    assert "no complete snapshot" in one_line_error(run_spider("snapshots", "diff", repo_name, first[:8], "0000000"))
+    assert "(identical graphs)" in succeeded(invoke_spider("snapshots", "diff", repo_name, second[:8], second[:8]))
+    assert "no complete snapshot" in one_line_error(invoke_spider("snapshots", "diff", repo_name, first[:8], "0000000"))
 
 
 def test_functions_copied_from_a_base_without_vectors_are_embedded_from_the_graphs_code(

@@ -10,7 +10,7 @@ from spider.indexer.graph import jobs
 
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.shop import FIXTURES
-from tests.integration.helpers import run_spider
+from tests.integration.helpers import invoke_spider
 
 
 def test_org_index_runs_every_repository_and_revision(tmp_path, store, repo_name):
@@ -26,7 +26,7 @@ repos:
 """)
     env = {"SPIDER_BROKER_URL": "", "SPIDER_REPO_CACHE": str(tmp_path / "cache")}
 
-    result = run_spider("org", "index", manifest, "--json", env=env)
+    result = invoke_spider("org", "index", manifest, "--json", env=env)
 
     assert result.returncode == 1, result.stderr  # one repository failed; the others were indexed
     outcomes = {o["repo"]: o for o in json.loads(result.stdout)}
@@ -43,10 +43,10 @@ repos:
 
     _, newer = make_repo(remote, {**FIXTURES["java"].files, "src/Extra.java": "class Extra { void go() {} }\n"},
                          message="newer")  # lands upstream; the next run fetches the mirror
-    again = run_spider("org", "index", manifest, "--json", env=env)
+    again = invoke_spider("org", "index", manifest, "--json", env=env)
     assert store.snapshot_state(f"{repo_name}-remote", newer).complete, again.stderr
 
 
 def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path):
-    result = run_spider("org", "index", tmp_path / "nope.yaml", env={"SPIDER_BROKER_URL": ""})
+    result = invoke_spider("org", "index", tmp_path / "nope.yaml", env={"SPIDER_BROKER_URL": ""})
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "cannot read manifest" in result.stderr

@@ -14,10 +14,7 @@ from spider.query.evaluation.train_selector import DumpedProposal, load_proposal
 
 from tests.fixtures.gitrepo import git, make_repo
 from tests.fixtures.shop import PYTHON
-
-
-def spider(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["spider", *args], capture_output=True, text=True, env=os.environ)
+from tests.integration.helpers import invoke_spider
 
 
 @pytest.fixture
@@ -61,7 +58,7 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
     out = tmp_path / "out"
     args = ("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "2", "-k", "5", "-n", "50", "-c", "3")
 
-    result = spider(*args, "--subset", "quick")
+    result = invoke_spider(*args, "--subset", "quick")
 
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]
@@ -86,7 +83,7 @@ def test_eval_indexes_each_commit_runs_every_method_and_resumes(benchmark, tmp_p
     assert summary["locality"]["all"]["multi_target_instances"] == 1 and summary["locality"]["all"]["share_within_2"] == 1
     assert "| der |" in (out / "summary.md").read_text()
 
-    again = spider(*args, "--subset", "dev")  # resumes: only i-ghost is new; its snapshot is reused
+    again = invoke_spider(*args, "--subset", "dev")  # resumes: only i-ghost is new; its snapshot is reused
 
     assert again.returncode == 0, again.stderr
     assert "3 instances, 2 already done, 1 to run" in again.stderr and "(reused)" in again.stderr
@@ -121,7 +118,7 @@ def assert_training_dump_replays_the_oracle(out: Path, rows: list[dict]) -> None
 ])
 def test_eval_errors_are_one_line(benchmark, tmp_path, extra, message):
     bench, repos, _ = benchmark
-    result = spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(tmp_path / "o"), *extra)
+    result = invoke_spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(tmp_path / "o"), *extra)
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and message in lines[0], result.stderr
 
@@ -130,7 +127,7 @@ def test_a_repository_missing_from_the_repos_dir_is_a_one_line_error(benchmark, 
     bench, _, repo = benchmark
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = spider("eval", "--bench", str(bench), "--repos", str(empty), "--out", str(tmp_path / "o"))
+    result = invoke_spider("eval", "--bench", str(bench), "--repos", str(empty), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and f"no git repository for {repo}" in result.stderr
 
 
@@ -138,13 +135,13 @@ def test_train_selector_errors_are_one_line(benchmark, tmp_path):
     bench, repos, _ = benchmark
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = spider("train-selector", "--from", str(empty), "--version", "x", "--out", str(tmp_path / "m.json"))
+    result = invoke_spider("train-selector", "--from", str(empty), "--version", "x", "--out", str(tmp_path / "m.json"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "no training data" in result.stderr
     out = tmp_path / "out"
-    assert spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "--subset", "quick",
+    assert invoke_spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "--subset", "quick",
                   "-k", "5", "-n", "50", "--method", "der", "--method", "spider/oracle/contains:4").returncode == 0
-    result = spider("train-selector", "--from", str(out), "--version", "x", "--out", str(tmp_path / "m.json"))
+    result = invoke_spider("train-selector", "--from", str(out), "--version", "x", "--out", str(tmp_path / "m.json"))
     assert result.returncode == 2 and "at least two repositories" in result.stderr
     assert not (tmp_path / "m.json").exists()
 
@@ -159,7 +156,7 @@ def test_an_instance_that_fails_is_recorded_and_the_others_are_evaluated(benchma
             {"file": "shop/payments.py", "name": "charge", "start_line": 6, "end_line": 7}]}) + "\n")
     out = tmp_path / "out"
 
-    result = spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "5", "-n", "50",
+    result = invoke_spider("eval", "--bench", str(bench), "--repos", str(repos), "--out", str(out), "-k", "5", "-n", "50",
                     "--method", "der")
 
     assert result.returncode == 1 and "1 instance(s) failed" in result.stderr and "i-bad" in result.stderr

@@ -13,10 +13,10 @@ from spider.query.retrieve.first_stage import Origin, first_stage
 from tests.fixtures.gitrepo import make_repo
 from tests.fixtures.tiny_model import build_tiny_model
 from tests.integration.helpers import (
-    index_json,
+    invoke_index_json,
+    invoke_spider,
+    invoke_spider_query,
     one_window_per_function,
-    run_spider,
-    spider_query,
     succeeded,
     unique_name,
 )
@@ -66,14 +66,14 @@ Traceback (most recent call last):
 
 
 def answer(*args: str, env: dict | None = None) -> dict:
-    return json.loads(succeeded(spider_query(ISSUE, *args, "--json", env=env)))
+    return json.loads(succeeded(invoke_spider_query(ISSUE, *args, "--json", env=env)))
 
 
 @pytest.fixture(scope="module")
 def billing(tmp_path_factory) -> str:
     root, _ = make_repo(tmp_path_factory.mktemp("billing") / "repo", BILLING)
     name = unique_name()
-    index_json(root, name)
+    invoke_index_json(root, name)
     return name
 
 
@@ -103,7 +103,7 @@ def test_hybrid_says_why_each_result_is_there_and_what_the_issue_names(billing):
     said = by_id["billing/invoice.py:total_due"]
     assert said["origin"] == "mentioned" and said["named"] == "an error message in its code"
     assert said["fused_from"]["bm25"] >= 1 and set(said["fused_from"]) <= {"dense", "bm25"}
-    table = succeeded(spider_query(ISSUE, "--repo", billing, "--method", "hybrid", "-k", "6"))
+    table = succeeded(invoke_spider_query(ISSUE, "--repo", billing, "--method", "hybrid", "-k", "6"))
     assert "named in the issue (a stack-trace frame), hybrid #" in table and "tests excluded" in table
 
 
@@ -126,11 +126,11 @@ def ship(order):
 def test_an_error_message_names_the_code_that_says_it_and_not_test_code_that_quotes_it(tmp_path):
     root, _ = make_repo(tmp_path / "repo", SHOP)
     name = unique_name()
-    index_json(root, name)
+    invoke_index_json(root, name)
     issue = "Refunds break:\nRuntimeError: order 7: an order that has shipped cannot be cancelled any more\n"
 
     def named(*args: str) -> dict[str, str | None]:
-        found = json.loads(succeeded(spider_query(issue, "--repo", name, "--method", "hybrid", "-k", "3", *args,
+        found = json.loads(succeeded(invoke_spider_query(issue, "--repo", name, "--method", "hybrid", "-k", "3", *args,
                                                   "--json")))
         return {r["id"]: r["named"] for r in found["results"]}
 
@@ -140,7 +140,7 @@ def test_an_error_message_names_the_code_that_says_it_and_not_test_code_that_quo
 
 
 def test_first_stage_is_spiders_alone(billing):
-    result = spider_query(ISSUE, "--repo", billing, "--method", "der", "--first-stage", "bm25")
+    result = invoke_spider_query(ISSUE, "--repo", billing, "--method", "der", "--first-stage", "bm25")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.splitlines() == ["spider-query: error: --first-stage is spider's: der ranks by dense "
                                           "(use --method spider)"]
@@ -161,7 +161,7 @@ def test_another_registered_model_serves_the_same_first_stage_and_selector(tmp_p
     register_model("test/tiny-wide", build_tiny_model(tmp_path / "wide", dim=48, seed=7), dim=48, pooling="mean")
     root, _ = make_repo(tmp_path / "repo", BILLING)
     name = unique_name()
-    index_json(root, name, "--model", "test/tiny-wide")
+    invoke_index_json(root, name, "--model", "test/tiny-wide")
 
     result = answer("--repo", name, "--selector", "learned", "-k", "4", "-c", "2", "-n", "50")
 
@@ -176,11 +176,11 @@ def test_indexing_an_indexed_snapshot_with_another_model_embeds_it_with_that_mod
     register_model("test/tiny-switch", build_tiny_model(tmp_path / "switch", dim=40, seed=3), dim=40, pooling="mean")
     root, _ = make_repo(tmp_path / "repo", BILLING)
     name = unique_name()
-    first = index_json(root, name)
+    first = invoke_index_json(root, name)
 
-    switched = index_json(root, name, "--model", "test/tiny-switch")
+    switched = invoke_index_json(root, name, "--model", "test/tiny-switch")
     after_switch = answer("--repo", name, "--method", "der")
-    back = json.loads(succeeded(run_spider("index", root, "--repo", name, "--json")))
+    back = json.loads(succeeded(invoke_spider("index", root, "--repo", name, "--json")))
 
     assert first["embedding"]["model"] == "test/tiny"
     assert not switched["already_indexed"] and switched["embedding"]["model"] == "test/tiny-switch"
@@ -193,14 +193,14 @@ def test_indexing_an_indexed_snapshot_with_another_model_embeds_it_with_that_mod
 def test_without_embeddings_the_default_fuses_bm25_and_mentions_and_says_so(tmp_path):
     root, _ = make_repo(tmp_path / "repo", BILLING)
     name = unique_name()
-    index_json(root, name, "--no-embed")
+    invoke_index_json(root, name, "--no-embed")
 
     result = answer("--repo", name, "--selector", "learned", "-k", "4", "-c", "2", "-n", "50")
 
     assert result["first_stage"] == "hybrid" and result["model"] is None and len(result["results"]) == 4
     assert any("indexed without embeddings" in note for note in result["notes"])
     assert all(set(r["fused_from"] or {}) <= {"bm25"} for r in result["results"] if r["origin"] != "graph")
-    dense = spider_query(ISSUE, "--repo", name, "--method", "der")
+    dense = invoke_spider_query(ISSUE, "--repo", name, "--method", "der")
     assert dense.returncode == 2 and "indexed without embeddings" in dense.stderr
 
 

@@ -25,7 +25,7 @@ from spider.indexer.vectors.store import VectorStore, collection_name
 from spider.query.retrieve.dense import dense_ranking, snapshot_members
 
 from tests.fixtures.gitrepo import make_repo
-from tests.integration.helpers import index_json, run_spider, succeeded
+from tests.integration.helpers import invoke_index_json, invoke_spider, invoke_spider_query, run_spider, succeeded
 
 FILES = {
     "billing/invoice.py": (
@@ -51,10 +51,6 @@ def vectors_of(embedder: Embedder) -> VectorStore:
     return open_vector_store(embedder.name, embedder.dim)
 
 
-def spider_query(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["spider-query", *args], input=stdin, capture_output=True, text=True, env=os.environ)
-
-
 @pytest.fixture
 def indexed(tmp_path, store, repo_name):
     root, sha = make_repo(tmp_path / "repo", FILES)
@@ -66,7 +62,7 @@ def indexed(tmp_path, store, repo_name):
 def test_the_obviously_matching_function_ranks_first(indexed, repo_name, method):
     _, sha, _ = indexed
 
-    result = spider_query(ISSUE, "--repo", repo_name, "--method", method, "-k", "3", "--json")
+    result = invoke_spider_query(ISSUE, "--repo", repo_name, "--method", method, "-k", "3", "--json")
 
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
@@ -78,7 +74,7 @@ def test_the_obviously_matching_function_ranks_first(indexed, repo_name, method)
 
 
 def test_table_output_and_issue_from_stdin(indexed, repo_name):
-    result = spider_query("--repo", repo_name, "--method", "bm25", stdin=ISSUE)
+    result = invoke_spider_query("--repo", repo_name, "--method", "bm25", input=ISSUE)
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -162,7 +158,7 @@ def test_query_errors_are_one_line_and_exit_2(indexed, tmp_path, store, repo_nam
         ("--repo", f"{repo_name}-noembed", "--method", "der", ISSUE): "was indexed without embeddings",
     }
     for args, message in cases.items():
-        result = spider_query(*args, stdin="")
+        result = invoke_spider_query(*args, input="")
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("spider-query: error: "), args
         assert message in lines[0], (args, lines)
@@ -202,9 +198,9 @@ def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_
     assert [line for line in lines if line.startswith("spider: error")] == lines[-1:], outputs[loser]
     assert lines[-1].startswith("spider: error: the local vector store is in use by another spider process")
     assert winner.returncode == 0, outputs[winner]
-    rows = json.loads(succeeded(run_spider("snapshots", "list", "--repo", repo_name, "--json")))
+    rows = json.loads(succeeded(invoke_spider("snapshots", "list", "--repo", repo_name, "--json")))
     assert [(r["snapshot"], r["seq"], r["complete"]) for r in rows] == [(sha, 1, True)]
-    assert "INCOMPLETE" not in succeeded(run_spider("snapshots", "list", "--repo", repo_name))
+    assert "INCOMPLETE" not in succeeded(invoke_spider("snapshots", "list", "--repo", repo_name))
 
 
 def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wanted(tmp_path, store, repo_name):
@@ -244,7 +240,7 @@ def lacking_store_error(result: subprocess.CompletedProcess, repo: str, sha: str
 def test_indexing_a_commit_indexed_into_another_vector_store_embeds_it_into_this_one(
         tmp_path, store, repo_name, spider_home, neo4j_settings):
     root, sha = make_repo(tmp_path / "repo", FILES)
-    assert index_json(root, repo_name)["embedding"]["embedded"] == 5  # machine A: the session's SPIDER_HOME
+    assert invoke_index_json(root, repo_name)["embedding"]["embedded"] == 5  # machine A: the session's SPIDER_HOME
     b = machine(tmp_path / "b", spider_home, neo4j_settings)
 
     again = json.loads(succeeded(run_on(b, "spider", "index", str(root), "--repo", repo_name, "--json")))
@@ -255,7 +251,7 @@ def test_indexing_a_commit_indexed_into_another_vector_store_embeds_it_into_this
     assert answer["results"][0]["id"] == "billing/invoice.py:compute_invoice_total"
     assert json.loads(succeeded(run_on(b, "spider", "index", str(root), "--repo", repo_name, "--json")))[
         "already_indexed"]  # verified: nothing more to embed
-    answer = json.loads(succeeded(spider_query(ISSUE, "--repo", repo_name, "--method", "der", "--json")))
+    answer = json.loads(succeeded(invoke_spider_query(ISSUE, "--repo", repo_name, "--method", "der", "--json")))
     assert answer["results"][0]["id"] == "billing/invoice.py:compute_invoice_total"  # A still answers too
 
     shutil.rmtree(tmp_path / "b" / "vectors")
@@ -267,7 +263,7 @@ def test_indexing_a_commit_indexed_into_another_vector_store_embeds_it_into_this
 def test_an_incremental_run_embeds_what_this_store_lacks_of_the_head_it_reuses(
         tmp_path, store, repo_name, spider_home, neo4j_settings):
     root, _ = make_repo(tmp_path / "repo", FILES)
-    index_json(root, repo_name)  # machine A
+    invoke_index_json(root, repo_name)  # machine A
     _, second = make_repo(root, {**FILES, "web/extra.js": "export function extraHelper() {\n  return 1;\n}\n"})
     b = machine(tmp_path / "b", spider_home, neo4j_settings)
 
