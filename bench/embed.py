@@ -53,7 +53,7 @@ from _common import ROOT
 from environment import machine, spider_commit  # bench/environment.py
 from spider.core.records import EmbedStats
 from spider.core.schema import Label
-from spider.core.settings import Settings, snapshot_cache_dir
+from spider.core.settings import Settings
 from spider.indexer.graph import neo4j_local
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import BATCH_SIZE, cut_text, function_text, open_embedder
@@ -438,7 +438,7 @@ def phase_der(args) -> dict:
         result["model_load_in_process_s"] = [round(x, 3) for x in loads]
 
         # BM25: the first query builds the index (from Neo4j) and saves it
-        directory = snapshot_cache_dir(repo, snapshot) / "bm25"
+        directory = store.snapshot_cache(repo, snapshot) / "bm25"
         assert not directory.exists()
         t = time.perf_counter()
         index = snapshot_index(store, repo, snapshot)
@@ -552,10 +552,10 @@ def cleanup(store: GraphStore, repo: str, snapshot: str, embedding: EmbedStats |
     with open_vector_store(model, dim) as vectors:
         out["vectors_left_in_repo"] = vectors.count(repo)
     out["snapshot_left"] = store.snapshot_state(repo, snapshot) is not None
-    parent = snapshot_cache_dir(repo, snapshot).parent
+    parent = store.snapshot_cache(repo, snapshot).parent
     if parent.is_dir() and not any(parent.iterdir()):
         parent.rmdir()
-    out["cache_dir_left"] = snapshot_cache_dir(repo, snapshot).exists()
+    out["cache_dir_left"] = store.snapshot_cache(repo, snapshot).exists()
     return out
 
 

@@ -1,7 +1,7 @@
-"""Tests that parse, cache or compute the graph format write into SPIDER_HOME (~/.spider by default; the format's
-fingerprint is kept there as graph-format.json). So that no test run writes into a real spider home, SPIDER_HOME
-points at a throwaway folder before any test runs; the integration tests' session fixture then sets their own
-(SPIDER_TEST_HOME or a temporary one).
+"""Tests that call spider's functions without settings (the vector store, the model registry, the parse cache) fall
+back on the environment's SPIDER_HOME (~/.spider by default). So that no test run writes into a real spider home,
+SPIDER_HOME points at a throwaway folder before any test runs; the integration tests' session fixture then sets
+their own (SPIDER_TEST_HOME or a temporary one).
 
 The slow lane: the tests SLOW names are marked `slow`, so that `pytest -m "not slow" tests` runs the rest in a few
 minutes; the README's `pytest tests` and CI run them all."""

@@ -8,9 +8,8 @@ the `Settings` it resolved down, and what it opens (the graph, the vector store,
 cache, the selectors) follows that object, as a client follows its constructor's arguments: nothing below the
 doors reads the environment (tests/unit/test_no_env_below_doors.py). A `Settings(...)` made in code reads no
 environment either: what it is not given is the default. The exceptions are named here and listed, with their
-callers, in that test: `settings_or_env`, for functions that tests and scripts still call without settings, and
-`spider_home` and `snapshot_cache_dir` without a home, for the files kept beside a snapshot and the graph format's
-fingerprint, which are still under the environment's SPIDER_HOME. A checked value is checked where it is used (a
+callers, in that test: `settings_or_env` and `spider_home_path`, for functions that tests and scripts still call
+without settings. A checked value is checked where it is used (a
 bad SPIDER_LLM_TIMEOUT fails a query that calls an LLM, not an index run)."""
 
 from __future__ import annotations
@@ -47,12 +46,6 @@ def private_dir(home: Path) -> Path:
     return home
 
 
-def spider_home() -> Path:
-    """All local state (Neo4j data, password, caches) lives under SPIDER_HOME (default ~/.spider), readable by
-    its owner only. The environment's: below the doors, `Settings.home_dir()` is the home."""
-    return private_dir(spider_home_path())
-
-
 def path_name(name: str) -> str:
     """A file or folder name for `name` (a repository, a snapshot) that no other name gets: its letters, digits
     and `._-` (the rest as `_`, at most 40), then a hash of the exact name, so `team/x` and `team x` differ."""
@@ -60,13 +53,11 @@ def path_name(name: str) -> str:
     return f"{readable}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
-def snapshot_cache_dir(repo: str, snapshot: str, home: Path | None = None) -> Path:
-    """Where spider-query keeps what it derives from a complete snapshot, so a query does not derive it again:
-    the BM25 index, the functions as vector-search members (`spider snapshots delete` removes it). Under `home`
-    (a `Settings.home`); None: the environment's, which its callers still rely on (the digest and resolution
-    state `pipeline.stages` keeps must be where `graph.versions` reads and deletes them)."""
-    root = private_dir(home) if home is not None else spider_home()
-    return root / "snapshots" / path_name(repo) / path_name(snapshot)
+def snapshot_cache_dir(repo: str, snapshot: str, home: Path) -> Path:
+    """Where this machine keeps what it derives from a snapshot, so that neither indexing nor a query derives it
+    again: the digest and resolution state the next incremental run starts from, the BM25 index, the functions as
+    vector-search members (`spider snapshots delete` removes it). Under `home`, a `Settings.home`."""
+    return private_dir(home) / "snapshots" / path_name(repo) / path_name(snapshot)
 
 
 @dataclass(frozen=True)

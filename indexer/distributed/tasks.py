@@ -167,7 +167,7 @@ def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: 
         outcomes, cached = collect_outcomes(report, commit, selection.files, base_snapshot,
                                             {d["path"]: outcome_from_dict(d) for batch in parsed for d in batch},
                                             settings=settings)
-        graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(repo, base_snapshot))
+        graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(store, repo, base_snapshot))
         write_graph(store, report, graph, base=base, resolution=resolution)
     return report.stats()
 

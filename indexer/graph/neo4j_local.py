@@ -67,7 +67,7 @@ def graph_settings(settings: Settings) -> Neo4jSettings:
 
 def open_graph(settings: Settings) -> GraphStore:
     """The graph store on `graph_settings(settings)`: the local server is started if need be."""
-    return GraphStore(graph_settings(settings))
+    return GraphStore(graph_settings(settings), settings.home)
 
 
 def ensure_running(settings: Settings | None = None, timeout: float = 120) -> Neo4jSettings:

@@ -11,6 +11,7 @@ import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import neo4j
@@ -28,7 +29,7 @@ from spider.core.errors import (
     SpiderError,
 )
 from spider.core.records import EmbedStats, GraphNode
-from spider.core.settings import Neo4jSettings
+from spider.core.settings import Neo4jSettings, snapshot_cache_dir, spider_home_path
 from spider.core.terminal import squeezed
 from spider.indexer.graph.snapshot import Snapshot
 
@@ -93,8 +94,12 @@ def templated(name: str, **names: str) -> str:
 
 
 class GraphStore:
-    def __init__(self, settings: Neo4jSettings) -> None:
+    def __init__(self, settings: Neo4jSettings, home: Path | None = None) -> None:
+        """A connection to the graph on `settings`; `home` (a `Settings.home`) is where this machine keeps the files
+        it derives from snapshots (`snapshot_cache`). None: the environment's SPIDER_HOME, for the tests and bench
+        scripts that open a store without settings; `neo4j_local.open_graph` passes its settings' home."""
         self.settings = settings
+        self.home = home if home is not None else spider_home_path()
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 settings.uri, auth=(settings.user, settings.password), notifications_min_severity="OFF"
@@ -108,6 +113,10 @@ class GraphStore:
                 raise ConfigurationError(f"Neo4j has no database {settings.database!r} (check NEO4J_DATABASE)") from None
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ServiceUnavailable(f"cannot reach Neo4j at {settings.uri}: {reason}") from None
+
+    def snapshot_cache(self, repo: str, snapshot: str) -> Path:
+        """The folder of the files kept beside a snapshot of `repo` on this machine (`settings.snapshot_cache_dir`)."""
+        return snapshot_cache_dir(repo, snapshot, self.home)
 
     def close(self) -> None:
         self.driver.close()

@@ -28,7 +28,6 @@ from neo4j.exceptions import ConstraintError
 from spider import cypher
 from spider.core.records import GraphNode
 from spider.core.schema import Label
-from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import BATCH, GraphStore, chunks, node_props, templated
 from spider.indexer.graph.version_diff import EdgeKey, GraphDigest, VersionDiff, node_digest
@@ -61,7 +60,7 @@ class RepositoryWriter:
     def delete(self, snapshot: str) -> int:
         """Remove a snapshot and what is cached of it: the head is truncated to the snapshot before it; another
         one gives up the versions only it could see. Returns how many nodes were deleted."""
-        cache = snapshot_cache_dir(self.repo, snapshot)
+        cache = self.store.snapshot_cache(self.repo, snapshot)
         shutil.rmtree(cache, ignore_errors=True)
         with suppress(OSError):  # the repository's cache folder, once it holds no snapshot's
             cache.parent.rmdir()
@@ -202,7 +201,7 @@ def cached_digest(store: GraphStore, repo: str, snapshot: Snapshot | None) -> Gr
     cache when that describes the snapshot's write, else read from Neo4j without the code."""
     if snapshot is None:
         return GraphDigest()
-    path = snapshot_cache_dir(repo, snapshot.snapshot) / DIGEST_FILE
+    path = store.snapshot_cache(repo, snapshot.snapshot) / DIGEST_FILE
     writer = snapshot.writer or ""  # every versioned write records its token
     digest = GraphDigest.load(path, writer)
     if digest is not None:

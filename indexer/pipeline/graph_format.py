@@ -8,12 +8,9 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import json
 from importlib import metadata
 from pathlib import Path
 
-from spider.core.cache_files import write_atomically
-from spider.core.settings import spider_home
 from spider.indexer.languages import grammars
 
 _SOURCES = Path(__file__).parents[1]  # indexer/
@@ -59,29 +56,12 @@ def grammar_distributions() -> tuple[str, ...]:
 
 def graph_format() -> str:
     """The fingerprint of the format code and the grammars' versions: equal formats, equal (path, blob) -> equal
-    nodes; stored in each snapshot's stats. Parsing the code's syntax trees takes ~0.2 s, so the fingerprint is kept
-    in the spider home, keyed by the sources' bytes; computed when first asked for, never on import (importing
-    spider writes nothing), and again when the registered grammars change."""
+    nodes; stored in each snapshot's stats. Computed when first asked for in a process (parsing the code's syntax
+    trees takes ~0.2 s), never on import, and again when the registered grammars change; kept nowhere on disk."""
     return _graph_format(grammar_distributions())
 
 
 @functools.cache
 def _graph_format(distributions: tuple[str, ...]) -> str:
-    sources = format_sources()
     versions = ",".join(f"{package}={metadata.version(package)}" for package in distributions)
-    written = hashlib.sha256(versions.encode())
-    for name, content in sorted(sources.items()):
-        written.update(name.encode() + b"\0" + content + b"\0")
-    kept = spider_home() / "graph-format.json"
-    try:
-        known = json.loads(kept.read_text())
-        if known["sources"] == written.hexdigest():
-            return known["format"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    fingerprint = hashlib.sha256(f"{code_fingerprint(sources)}:{versions}".encode()).hexdigest()[:16]
-    try:
-        write_atomically(kept, json.dumps({"sources": written.hexdigest(), "format": fingerprint}).encode())
-    except OSError:  # a read-only home: computed again next time
-        pass
-    return fingerprint
+    return hashlib.sha256(f"{code_fingerprint(format_sources())}:{versions}".encode()).hexdigest()[:16]

@@ -145,7 +145,7 @@ def index_repository(
                                                 settings=settings)
             report.seconds["parse"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
-            graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(report.repo, base))
+            graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(store, report.repo, base))
             report.seconds["resolve"] = round(time.perf_counter() - t, 3)
             if embedder is not None and vectors is None:
                 # Held from before the graph is written until the snapshot is complete: a run that loses the

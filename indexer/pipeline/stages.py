@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Protocol
 from spider.core.errors import SnapshotConflict
 from spider.core.records import CodeGraph, EmbedStats, GraphEdge, GraphNode
 from spider.core.schema import Label
-from spider.core.settings import Settings, snapshot_cache_dir
+from spider.core.settings import Settings
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.graph.version_diff import digest_of, version_diff
 from spider.indexer.graph.versions import DIGEST_FILE, cached_digest, hold_repository, stored_nodes
@@ -169,9 +169,10 @@ def _counts(members: Iterable[StrEnum | None]) -> Counter:
     return Counter({member.value: n for member, n in Counter(members).items() if member is not None})
 
 
-def earlier_resolution(repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
+def earlier_resolution(store: GraphStore, repo: str, base: BaseSnapshot | None) -> ResolutionState | None:
     """The base snapshot's resolution, if this machine kept it."""
-    return ResolutionState.load(snapshot_cache_dir(repo, base.snapshot) / STATE_FILE, graph_format()) if base else None
+    return ResolutionState.load(store.snapshot_cache(repo, base.snapshot) / STATE_FILE, graph_format()) if base \
+        else None
 
 
 def write_graph(
@@ -202,9 +203,9 @@ def write_graph(
         if from_base:  # unchanged since the base, but not the head's
             nodes.update((node.id, node) for node in stored_nodes(store, repo, str(base), from_base, new.labels))
         seq, token = writer.write(report.snapshot, report.rev, head, new, diff, nodes, progress)
-        new.save(snapshot_cache_dir(repo, report.snapshot) / DIGEST_FILE, token)
+        new.save(store.snapshot_cache(repo, report.snapshot) / DIGEST_FILE, token)
         if resolution is not None:
-            resolution.save(snapshot_cache_dir(repo, report.snapshot) / STATE_FILE)
+            resolution.save(store.snapshot_cache(repo, report.snapshot) / STATE_FILE)
     report.versions = VersionsWritten(seq, token, head_row.snapshot if head_row else None,
                                       nodes_closed=len(diff.close_nodes), nodes_created=len(diff.create_nodes),
                                       relationships_closed=len(diff.close_edges),

@@ -1,7 +1,7 @@
 """BM25 over the same function texts the embeddings see (the paper's SR baseline), persisted per snapshot.
 
 Built the first time a snapshot is queried and kept in the snapshot's folder under SPIDER_HOME/snapshots/
-(`settings.snapshot_cache_dir`), so a query loads it instead of re-tokenising the repository.
+(`GraphStore.snapshot_cache`), so a query loads it instead of re-tokenising the repository.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from spider.core.cache_files import read_while_unchanged
-from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.models.embedding import function_text
 from spider.query.retrieve.tests_policy import which_are_tests
@@ -116,7 +115,7 @@ class Bm25Index:
 def snapshot_index(store: GraphStore, repo: str, snapshot: str) -> Bm25Index:
     """The snapshot's BM25 index: kept from an earlier query, loaded from disk, or built from the graph's function
     code and saved."""
-    directory = snapshot_cache_dir(repo, snapshot) / "bm25"
+    directory = store.snapshot_cache(repo, snapshot) / "bm25"
     index = read_while_unchanged(directory / _IDS, lambda: Bm25Index.load(directory))
     if index is None:
         ids, codes = store.function_texts(repo, snapshot)

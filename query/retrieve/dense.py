@@ -9,7 +9,6 @@ from spider import cypher
 from spider.core.cache_files import read_while_unchanged, write_atomically
 from spider.core.errors import ConfigurationError
 from spider.core.records import EmbedStats
-from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore
 from spider.indexer.languages import is_test_code
 from spider.indexer.models.embedding import Embedder
@@ -23,7 +22,7 @@ def snapshot_members(store: GraphStore, repo: str, snapshot: str, without_tests:
     """The snapshot's functions (its test code left out where `without_tests`) as members of a vector search
     (point key -> node id, content hash; a content hash covers the id and the code): read from the snapshot's
     query cache, or from the graph and cached."""
-    path = snapshot_cache_dir(repo, snapshot) / _MEMBERS
+    path = store.snapshot_cache(repo, snapshot) / _MEMBERS
     if without_tests:
         members = snapshot_members(store, repo, snapshot)
         return read_while_unchanged(path, lambda: {key: member for key, member in members.items()

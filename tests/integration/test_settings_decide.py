@@ -28,9 +28,6 @@ from tests.fixtures.tiny_model import build_tiny_model
 TINY = "settings/tiny"  # registered under the settings' home only: the environment's registry does not know it
 NOWHERE = "127.0.0.1:9"  # the discard port: nothing answers there
 ISSUE = "Totals are wrong when a discount applies: DiscountedOrder.total forgets the tax."
-# What the environment holds may be created under its home until those callers pass settings (the unit test's
-# ENV_FALLBACKS): the files kept beside a snapshot and the graph format's fingerprint. Nothing else.
-ENV_HOME_PENDING = {"snapshots", "graph-format.json"}
 
 
 @pytest.fixture
@@ -77,12 +74,13 @@ def test_the_settings_decide_what_indexing_and_a_query_open(tmp_path, elsewhere,
 
     assert report.snapshot == sha and report.embedding is not None and report.embedding.model == TINY
     assert (settings.home / "vectors" / collection_name(TINY, 32)).is_dir()  # the Edge shard under its home
+    assert stores.graph.snapshot_cache(name, sha).is_dir()  # the digest, BM25 index, members beside the snapshot
     assert TINY in json.loads((settings.home / "models" / "registry.json").read_text())
     assert Path(settings.caches.parse_cache).is_file() and not (tmp_path / "env-parse-cache.sqlite3").exists()
     # No LLM in the settings (the environment's would be chosen first): the learned selector, from their file.
     assert answer.selector.startswith("learned") and answer.results
     assert {r.id for r in answer.results} <= PYTHON.functions | PYTHON.classes
-    assert not home_entries(elsewhere) - ENV_HOME_PENDING
+    assert home_entries(elsewhere) == set()  # nothing under the environment's home
 
 
 def test_the_settings_decide_the_llm_and_its_answer_cache(tmp_path, elsewhere, settings):
@@ -98,7 +96,7 @@ def test_the_settings_decide_the_llm_and_its_answer_cache(tmp_path, elsewhere, s
     assert answer.selector == "openai (settings-model)" and server.requests
     assert {seen.body["model"] for seen in server.requests} == {"settings-model"}
     assert any((given.home / "llm-cache").iterdir()) and not (tmp_path / "env-llm-cache").exists()
-    assert not home_entries(elsewhere) - ENV_HOME_PENDING
+    assert home_entries(elsewhere) == set()  # nothing under the environment's home
 
 
 def test_the_settings_decide_the_dense_first_stage(tmp_path, elsewhere, settings):

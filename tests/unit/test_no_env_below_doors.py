@@ -2,7 +2,7 @@
 (`fail_cleanly`), a Celery task, the public API's `open_stores()`. This walks every source file of indexer/ and
 query/ and fails on a read of the environment (`Settings.from_env`, `os.environ`, `os.getenv`) outside the door
 modules, and on a call of the functions that fall back on the environment for a caller that gave no settings
-(`settings_or_env`, `spider_home`, `spider_home_path`, `snapshot_cache_dir` without a home) outside the modules
+(`settings_or_env`, `spider_home_path`) outside the modules
 listed as still offering or needing that fallback. Both lists say why each module is on them; an entry no longer
 needed fails too, so the lists only shrink. Copying the environment for a child process (`{**os.environ, ...}`)
 passes it on and reads nothing. tests/integration/test_settings_decide.py proves the other half: with the
@@ -31,7 +31,6 @@ DOORS = {
 # Modules that call a fallback on the environment for a caller that gave no settings. Each entry goes when its
 # callers pass settings.
 ENV_FALLBACKS = {
-    "indexer/core/settings.py": "defines the fallbacks",
     "indexer/vectors/open_store.py": "open_vector_store(): tests and bench scripts "
                                      "call it without settings",
     "indexer/models/embedding.py": "the model registry and open_embedder(): tests "
@@ -43,18 +42,12 @@ ENV_FALLBACKS = {
     "indexer/source/org.py": "materialise(): tests/integration/indexer/test_cache_names.py calls it without settings",
     "query/select/llm.py": "the backends, AnswerCache and LLMSelector: tests and bench/query.py make them without "
                            "settings",
-    # The files kept beside a snapshot and the graph format's fingerprint are still under the environment's home:
-    # the writer (stages), the reader and deleter (graph.versions) and the query caches (bm25, dense) must move to
-    # `snapshot_cache_dir(..., home=settings.home)` together.
-    "indexer/pipeline/stages.py": "snapshot_cache_dir(): the digest and resolution state graph.versions reads",
-    "indexer/graph/versions.py": "snapshot_cache_dir(): a snapshot's digest, and its cache removed with it",
-    "query/retrieve/bm25.py": "snapshot_cache_dir(): the BM25 index kept per snapshot",
-    "query/retrieve/dense.py": "snapshot_cache_dir(): the vector-search members kept per snapshot",
-    "indexer/pipeline/graph_format.py": "spider_home(): where the graph format's fingerprint is kept",
+    "indexer/graph/store.py": "GraphStore() without a home (where it keeps the files beside a snapshot): tests and "
+                              "bench scripts open it so",
 }
 
 ENV_READERS = {"environ", "environb", "getenv", "getenvb"}  # of os
-FALLBACKS = {"settings_or_env", "spider_home", "spider_home_path"}
+FALLBACKS = {"settings_or_env", "spider_home_path"}
 
 
 def sources() -> list[Path]:
@@ -96,8 +89,6 @@ def fallbacks(source: str) -> list[tuple[int, str]]:
         name = _called_name(node)
         if name in FALLBACKS:
             found.append((node.lineno, f"{name}()"))
-        elif name == "snapshot_cache_dir" and len(node.args) < 3 and not any(k.arg == "home" for k in node.keywords):
-            found.append((node.lineno, "snapshot_cache_dir() without a home"))
     return sorted(found)
 
 
@@ -126,8 +117,8 @@ def test_every_listed_module_still_needs_its_entry():
 
 
 def test_the_walk_sees_what_it_must_refuse():
-    source = ("import os\nfrom spider.core.settings import Settings, settings_or_env, snapshot_cache_dir\n"
+    source = ("import os\nfrom spider.core.settings import Settings, settings_or_env, spider_home_path\n"
               "a = Settings.from_env()\nb = os.environ.get('X')\nc = os.getenv('Y')\nd = {**os.environ, 'Z': '1'}\n"
-              "e = settings_or_env(None)\nf = snapshot_cache_dir('r', 's')\ng = snapshot_cache_dir('r', 's', home)\n")
+              "e = settings_or_env(None)\nf = spider_home_path()\ng = Settings().home\n")
     assert environment_reads(source) == [(3, "Settings.from_env"), (4, "os.environ"), (5, "os.getenv")]
-    assert fallbacks(source) == [(7, "settings_or_env()"), (8, "snapshot_cache_dir() without a home")]
+    assert fallbacks(source) == [(7, "settings_or_env()"), (8, "spider_home_path()")]

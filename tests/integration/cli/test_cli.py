@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from spider import cypher
 from spider.cli.error_handler import UNEXPECTED_EXIT
-from spider.core.settings import snapshot_cache_dir
 from spider.indexer.graph.store import GraphStore, indexed_repositories
 from spider.indexer.models.embedding import open_embedder
 from spider.indexer.vectors.open_store import open_vector_store
@@ -250,7 +249,7 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
     assert unknown == f"spider: error: no snapshot 'beef' of repository '{repo_name}' (see `spider snapshots list`)"
     assert node_count(store, repo_name) == 3 + 2  # one tree: its 3 node versions, and 2 Snapshot nodes
     assert len(snapshot_members(store, repo_name, first)) == 1  # a query's cache of the snapshot, to be removed too
-    assert snapshot_cache_dir(repo_name, first).is_dir()
+    assert store.snapshot_cache(repo_name, first).is_dir()
 
     vectors_freed = []
     for sha, nodes in ((first, 0), (second, 3)):  # the first's versions are the second's too
@@ -261,7 +260,7 @@ def test_snapshots_list_and_delete_by_prefix(tmp_path, store, repo_name):
 
     assert json.loads(succeeded(invoke_spider("snapshots", "list", "--repo", repo_name, "--json"))) == []
     assert node_count(store, repo_name) == 0
-    assert not snapshot_cache_dir(repo_name, first).exists()
+    assert not store.snapshot_cache(repo_name, first).exists()
     embedder = open_embedder()
     with open_vector_store(embedder.name, embedder.dim) as vectors:
         assert vectors.count(repo_name) == 0 and sum(vectors_freed) > 0
@@ -290,7 +289,7 @@ def test_deleting_the_last_snapshot_removes_the_repository_and_its_cache_folder(
     succeeded(invoke_spider("snapshots", "delete", repo_name, sha[:4].upper()))
 
     assert store.read(repositories, {"repo": repo_name})[1] == [[0]]
-    assert not snapshot_cache_dir(repo_name, sha).parent.exists()
+    assert not store.snapshot_cache(repo_name, sha).parent.exists()
     assert store.list_snapshots(repo_name) == []
     assert invoke_index_json(root, repo_name)["versions"]["seq"] == 1  # indexed again from scratch
     assert store.read(repositories, {"repo": repo_name})[1] == [[1]]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from spider.core.settings import snapshot_cache_dir
 from spider.indexer.source.org import RepoSpec, materialise
 
 from tests.fixtures.gitrepo import git, make_repo
@@ -19,7 +18,7 @@ from tests.integration.helpers import (
 )
 
 
-def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):
+def test_names_that_differ_in_punctuation_share_no_cache(tmp_path, store):
     root, sha = make_repo(tmp_path / "repo", PYTHON.files)
     prefix = unique_name()
     slash, space = f"{prefix}/x", f"{prefix} x"
@@ -33,9 +32,9 @@ def test_names_that_differ_in_punctuation_share_no_cache(tmp_path):
         answers[name] = [r["id"] for r in json.loads(result.stdout)["results"]]
 
     assert answers[slash] == answers[space] and len(answers[slash]) == 3
-    assert snapshot_cache_dir(slash, sha) != snapshot_cache_dir(space, sha)
+    assert store.snapshot_cache(slash, sha) != store.snapshot_cache(space, sha)
     succeeded(invoke_spider("snapshots", "delete", slash, sha))
-    assert not snapshot_cache_dir(slash, sha).exists() and snapshot_cache_dir(space, sha).is_dir()
+    assert not store.snapshot_cache(slash, sha).exists() and store.snapshot_cache(space, sha).is_dir()
 
 
 def test_manifest_names_that_differ_in_punctuation_get_their_own_mirror(tmp_path, monkeypatch):

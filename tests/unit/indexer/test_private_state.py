@@ -8,18 +8,17 @@ import subprocess
 import sys
 
 from spider.core.cache_files import write_atomically
-from spider.core.settings import Settings, spider_home
+from spider.core.settings import Settings
 from spider.indexer.parse.cache import open_parse_cache
 from spider.query.select.llm import AnswerCache, Completion
 
 
-def test_spider_home_is_private(monkeypatch, tmp_path):
+def test_spider_home_is_private(tmp_path):
     new, loose = tmp_path / "new", tmp_path / "loose"
     loose.mkdir(mode=0o755)
     loose.chmod(0o755)
     for home in (new, loose):
-        monkeypatch.setenv("SPIDER_HOME", str(home))
-        assert spider_home() == home
+        assert Settings(home=home).home_dir() == home
         assert stat.S_IMODE(home.stat().st_mode) == 0o700
 
 

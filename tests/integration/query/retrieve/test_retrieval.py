@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
-from spider.core.settings import Neo4jSettings, snapshot_cache_dir
+from spider.core.settings import Neo4jSettings
 from spider.indexer.graph.versions import hold_repository
 from spider.indexer.models.embedding import Embedder, open_embedder
 from spider.indexer.pipeline.index import index_repository
@@ -130,7 +130,7 @@ def test_dense_ranking_is_the_same_on_qdrant_edge_and_the_qdrant_client_api(inde
 def test_dense_membership_is_read_from_the_snapshot_cache_once_written(indexed, store, repo_name):
     _, sha, _ = indexed
     embedder = open_embedder()
-    cache = snapshot_cache_dir(repo_name, sha) / "function_members.json"
+    cache = store.snapshot_cache(repo_name, sha) / "function_members.json"
     cache.unlink(missing_ok=True)
     recorded = store.snapshot_embedding(repo_name, sha)
     with vectors_of(embedder) as vectors:
