@@ -362,9 +362,10 @@ def phase_search(args) -> dict:
 
         timed_searches("exact", store)
         t = time.perf_counter()
-        store.build_index()
+        store.build_index(target)
         result["build_index_s"] = round(time.perf_counter() - t, 1)
-        result["indexed_vectors"] = store._shard.info().indexed_vectors_count
+        with store._holding(target) as shard:
+            result["indexed_vectors"] = shard.info().indexed_vectors_count
         t = time.perf_counter()
         store.close()
         result["close_s"] = round(time.perf_counter() - t, 3)

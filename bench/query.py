@@ -79,7 +79,7 @@ def main() -> None:
         model_load = time.perf_counter() - clock
         embedder = open_embedder(warm.model)
         clock = time.perf_counter()
-        vectors = open_vector_store(embedder.name, embedder.dim)  # held by the process
+        vectors = open_vector_store(embedder.name, embedder.dim)  # each search opens the repository's shard
         store_open = time.perf_counter() - clock
         try:
             print(f"{args.repo} @ {snapshot[:12]}: {functions} functions; model {warm.model}; first query "

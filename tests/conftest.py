@@ -40,7 +40,7 @@ SLOW = (
     "tests/integration/indexer/graph/test_cypher_gate.py::test_an_expression_past_the_timeout_is_stopped_on_the_server",  # 18 s
     "tests/integration/indexer/vectors/test_full_disk.py::test_a_full_disk_under_the_vector_store_is_one_line_and_the_run_after_freeing_it_is_whole",  # 17 s
     "tests/integration/indexer/distributed/test_distributed.py::test_the_same_snapshot_enqueued_twice_at_once_is_one_job",  # 15 s
-    "tests/integration/indexer/distributed/test_distributed.py::test_embed_tasks_wait_their_turn_at_the_local_vector_store",  # 14 s
+    "tests/integration/indexer/distributed/test_distributed.py::test_embed_tasks_of_a_repository_wait_their_turn_at_the_local_vector_store",  # 14 s
     "tests/integration/indexer/distributed/test_distributed.py::test_workers_index_a_manifest_and_one_bad_repository_fails_alone",  # 10 s
 )
 

@@ -15,7 +15,7 @@ non-zero (which exit code a class gets is the CLI's business, not the exception'
      |    +-- SnapshotNotFound       an indexed snapshot, in the graph
      +-- CorruptRepository       git cannot read an object the commit needs
      +-- SnapshotConflict        another run deleted or rewrote the snapshot this one is writing
-     +-- StoreBusy               the local vector store is held by another process
+     +-- StoreBusy               a local shard, or a repository's writer lease, is held by another process
      +-- CorruptStore            the local vector store's files are damaged: delete and rebuild it
      +-- LimitExceeded           a query needed more than a service allows it (Neo4j's memory per transaction)
      +-- OutOfSpace              a disk spider writes to lacks the room an operation needs
@@ -70,7 +70,8 @@ class SnapshotConflict(SpiderError):
 
 
 class StoreBusy(SpiderError):
-    """The local (embedded) vector store is held by another process: waiting and trying again will work."""
+    """A shard of the local (embedded) vector store, or a repository's writer lease, is held by another process:
+    waiting and trying again will work."""
 
 
 class OutOfSpace(SpiderError):

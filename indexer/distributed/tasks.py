@@ -173,7 +173,7 @@ def write_snapshot_task(parsed: list[list[dict]], git_dir: str, repo: str, sha: 
 
 
 @app.task(name="spider.embed_snapshot", base=JobTask, autoretry_for=(*_TRANSIENT, StoreBusy), retry_backoff=5,
-          retry_backoff_max=120, max_retries=30)  # on one machine, embed tasks take turns at the local store
+          retry_backoff_max=120, max_retries=30)  # on one machine, embed tasks of a repository take turns
 def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, model: str | None = None,
                         job_id: str | None = None) -> dict:
     """Embed the written snapshot's functions (reusing vectors by content hash), then mark it complete."""
@@ -184,7 +184,7 @@ def embed_snapshot_task(stats: dict, repo: str, sha: str, embed: bool = True, mo
             jobs.set_stage(store, job_id, "embedding")
         embedder = open_embedder(model, settings=settings)
         report = IndexReport(repo=repo, snapshot=sha, rev="")
-        with open_vector_store(embedder.name, embedder.dim, settings) as vectors:
+        with open_vector_store(embedder.name, embedder.dim, settings) as vectors, vectors.writing(repo):
             created_only = head_is_embedded(store, repo, VersionsWritten(**stats["versions"]), embedder.name, vectors)
             nodes = stored_functions(store, repo, sha, created_only)
             shared = stats["nodes"].get(Label.FUNCTION.value, 0) - len(nodes) if created_only else 0

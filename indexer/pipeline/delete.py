@@ -44,6 +44,6 @@ def delete_snapshot(store: GraphStore, repo: str, snapshot: str, settings: Setti
     if not embedding:
         return graph_versions.delete_snapshot(store, repo, snapshot), 0
     with open_vector_store(embedding.model, embedding.dim, settings_or_env(settings)) as vectors, \
-            graph_versions.hold_repository(store, repo) as writer:
+            vectors.writing(repo), graph_versions.hold_repository(store, repo) as writer:
         deleted = writer.delete(snapshot)
         return deleted, vectors.delete_unused(repo, store.repo_function_hashes(repo))

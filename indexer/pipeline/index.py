@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from contextlib import nullcontext
+from contextlib import ExitStack
 from dataclasses import replace
 
 from spider.core.settings import Settings, settings_or_env
@@ -82,12 +82,15 @@ def recall_indexed(
     else:
         name, dim = embedding.model, embedding.dim
     held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
-    with nullcontext(held) if held is not None else open_vector_store(name, dim, settings) as here:
+    with ExitStack() as opened:
+        here = held if held is not None else opened.enter_context(open_vector_store(name, dim, settings))
         if embedding is not None and recorded_here(embedding, here):
             hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
                                                                      snapshot=report.snapshot)]
             if here.holds_all(report.repo, hashes, thorough=False):
                 return recalled
+        if held is None:  # else the caller holds the repository's writer lease
+            opened.enter_context(here.writing(report.repo))
         # Every window of every function is looked up here (a store an older spider filled holds first windows).
         functions = stored_functions(store, report.repo, report.snapshot)
         embedded = embed_graph(store, recalled, functions, embedder or open_embedder(name, settings=settings), progress,
@@ -134,25 +137,23 @@ def index_repository(
         t = time.perf_counter()
         selection = select_files(commit)
         base = None if full else choose_base(store, commit, report.repo, selection.files)
-        # So does a vector store another process holds. An incremental run is short and keeps it; a full one
-        # lets it go while it parses and resolves (queries can use it meanwhile), then takes it again.
         vectors = open_vector_store(embedder.name, embedder.dim, settings) if embedder else None
-        if vectors is not None and base is None:
-            vectors.close()
-            vectors = None
-        try:
+        with ExitStack() as held:
+            if vectors is not None:
+                # So does another run writing this repository's vectors: the repository's writer lease is held
+                # from here until the snapshot is complete, so a run that loses it fails having written nothing.
+                # Readers, and runs of other repositories, never wait for it.
+                held.enter_context(vectors)
+                held.enter_context(vectors.writing(report.repo))
+                vectors.check(report.repo)  # and so does a store that cannot be opened
             outcomes, cached = collect_outcomes(report, commit, selection.files, base, progress=progress,
                                                 settings=settings)
             report.seconds["parse"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
             graph, resolution = graph_of(report, selection, outcomes, cached, earlier_resolution(store, report.repo, base))
             report.seconds["resolve"] = round(time.perf_counter() - t, 3)
-            if embedder is not None and vectors is None:
-                # Held from before the graph is written until the snapshot is complete: a run that loses the
-                # store to another process fails here, having written nothing, and never after its write.
-                vectors = open_vector_store(embedder.name, embedder.dim, settings)
             if not force and (recalled := recall_indexed(store, report, wanted, settings, progress, vectors)):
-                return recalled  # indexed meanwhile by the run that held the store
+                return recalled  # indexed meanwhile by the run that held the lease
             t = time.perf_counter()
             created = write_graph(store, report, graph, progress, base.snapshot if base else None, resolution)
             report.seconds["write"] = round(time.perf_counter() - t, 3)
@@ -164,7 +165,4 @@ def index_repository(
                 report.seconds["embed"] = round(time.perf_counter() - t, 3)
             report.seconds["total"] = round(time.perf_counter() - started, 3)
             store.complete_snapshot(report.repo, report.snapshot, report.stats())
-        finally:
-            if vectors is not None:
-                vectors.close()
     return report

@@ -55,7 +55,7 @@ def embed_snapshot(
     # Longest first across the whole queue (not just within a chunk): batches pad less. Ties by id and window.
     todo.sort(key=lambda job: (-len(windows[job[0]][job[1] - 1]), functions[job[0]].id, job[1]))
     if todo:
-        vectors.reserve(len(todo))
+        vectors.reserve(repo, len(todo))
     advance = progress("embedding functions", len(todo))
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]
@@ -66,7 +66,7 @@ def embed_snapshot(
     if todo:
         indexed = progress("indexing vectors", 1)
         index_started = time.perf_counter()
-        vectors.build_index()
+        vectors.build_index(repo)
         index_seconds = time.perf_counter() - index_started
         indexed(1)
     return EmbedStats(embedder.name, embedder.dim, functions=len(functions) + shared, embedded=len(missing),

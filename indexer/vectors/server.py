@@ -108,12 +108,12 @@ class QdrantServerStore(VectorStore):
         M = self._M
         return None if repo is None else M.Filter(must=[M.FieldCondition(key=REPO, match=M.MatchValue(value=repo))])
 
-    def _existing(self, ids: list[str]) -> set[str]:
+    def _existing(self, repo: str, ids: list[str]) -> set[str]:
         with self._errors():
             records = self._client.retrieve(self.collection, ids=ids, with_payload=False, with_vectors=False)
         return {str(r.id) for r in records}
 
-    def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
+    def _insert(self, repo: str, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         M = self._M
         with self._errors():
             self._client.upsert(
@@ -122,7 +122,7 @@ class QdrantServerStore(VectorStore):
                 update_mode=M.UpdateMode.INSERT_ONLY, wait=True,
             )
 
-    def _delete(self, ids: list[str]) -> None:
+    def _delete(self, repo: str, ids: list[str]) -> None:
         with self._errors():
             selector = self._M.PointIdsList(points=ids)  # type: ignore[arg-type]  # str ids are ids (list invariance)
             self._client.delete(self.collection, points_selector=selector, wait=True)
@@ -156,10 +156,10 @@ class QdrantServerStore(VectorStore):
         with self._errors():
             return self._client.count(self.collection, count_filter=self._filter(repo), exact=exact).count
 
-    def _reserve(self, points: int) -> None:
+    def _reserve(self, repo: str, points: int) -> None:
         """Nothing to check here: a Qdrant server watches its own disk."""
 
-    def _build_index(self) -> None:
+    def _build_index(self, repo: str) -> None:
         """Nothing to do: a Qdrant server indexes new points in the background."""
 
     def _close(self) -> None:

@@ -1,7 +1,7 @@
 """One embedding per function, in Qdrant: a small port (`VectorStore`, here) with two adapters, one module each.
 
-- `edge.EdgeVectorStore`: Qdrant Edge (embedded, one shard directory per collection under SPIDER_HOME/vectors/);
-  the single-machine default. Single-process: the shard's WAL is locked by whoever opened it.
+- `edge.EdgeVectorStore`: Qdrant Edge (embedded, one shard per repository under SPIDER_HOME/vectors/<collection>/);
+  the single-machine default. A shard is held only while an operation uses it, so processes take turns.
 - `server.QdrantServerStore`: qdrant-client against a Qdrant server (QDRANT_URL, QDRANT_API_KEY). Given an existing
   `QdrantClient`, it also runs on qdrant-client's local mode, which is how the tests stand in for a server.
 
@@ -28,6 +28,7 @@ import re
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
@@ -61,7 +62,7 @@ HNSW_EF_MIN = 768  # search ef floor: at 512 one build left one real query's top
 # queries, three builds each): worst query's top-45 recall >= 0.978; with 16 / 100 it was 0.91, once 0.3.
 HNSW_M = 32
 HNSW_EF_CONSTRUCT = 200
-EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard before giving up
+EDGE_LOCK_WAIT = 3.0  # seconds to retry a locked Edge shard (or a repository another writer holds) before giving up
 STORE_ID_FILE = "spider-store-id"  # in an Edge shard's directory: the store's identity, made when it is first opened
 PRESENCE_SAMPLE = 8  # points looked up to check a store that a snapshot records as holding its vectors
 # Room an Edge shard's writes need besides their points': a new shard's (or segment's) files take 3.1 MiB
@@ -204,7 +205,8 @@ class VectorStore(ABC):
     def missing_windows(self, repo: str, windows: Mapping[str, int], first: int = 2) -> set[tuple[str, int]]:
         """(content_hash, window) of the windows `first`..windows[content_hash] that have no point in `repo`."""
         by_id = {point_id(repo, h, w): (h, w) for h, n in windows.items() for w in range(first, n + 1)}
-        found = self._existing_ids(list(by_id))
+        with self._using(repo):
+            found = self._existing_ids(repo, list(by_id))
         return {key for pid, key in by_id.items() if pid not in found}
 
     def holds_all(self, repo: str, content_hashes: Iterable[str], thorough: bool) -> bool:
@@ -227,10 +229,11 @@ class VectorStore(ABC):
             if NODE_ID not in payload:
                 raise ValueError(f"payload of {content_hash} has no {NODE_ID}")
             prepared[pid] = (self._vector(vector), {**payload, REPO: repo, CONTENT_HASH: content_hash})
-        existing = self._existing_ids(list(prepared))
-        fresh = [(pid, vec, payload) for pid, (vec, payload) in prepared.items() if pid not in existing]
-        for batch in _batches(fresh, UPSERT_BATCH):
-            self._insert(list(batch))
+        with self._using(repo, create=True):
+            existing = self._existing_ids(repo, list(prepared))
+            fresh = [(pid, vec, payload) for pid, (vec, payload) in prepared.items() if pid not in existing]
+            for batch in _batches(fresh, UPSERT_BATCH):
+                self._insert(repo, list(batch))
         return len(fresh)
 
     def search(
@@ -247,7 +250,10 @@ class VectorStore(ABC):
         """
         if limit <= 0 or (members is not None and not members):
             return []
-        query = self._vector(vector)
+        with self._using(repo):
+            return self._search(self._vector(vector), repo, limit, members)
+
+    def _search(self, query: np.ndarray, repo: str, limit: int, members: Members | None) -> list[Hit]:
         wanted = limit + TIE_MARGIN
         fetch = wanted
         if members is not None:  # wanted / (share of the repo's points that are members) x OVERFETCH_PERCENT %
@@ -270,23 +276,37 @@ class VectorStore(ABC):
     def delete_unused(self, repo: str, used: Collection[str]) -> int:
         """Delete the points of `repo` whose content hash is not in `used` (the hashes of every snapshot of
         `repo` left in the graph); returns how many went."""
-        doomed = [pid for pid, content_hash in self._scroll(repo) if content_hash not in used]  # read, then write
-        for batch in _batches(doomed, ID_BATCH):
-            self._delete(list(batch))
+        with self._using(repo):
+            doomed = [pid for pid, content_hash in self._scroll(repo) if content_hash not in used]  # read, then write
+            for batch in _batches(doomed, ID_BATCH):
+                self._delete(repo, list(batch))
         return len(doomed)
 
     def count(self, repo: str | None = None) -> int:
         """Points in the collection, or in `repo`."""
         return self._count(repo, exact=True)
 
-    def reserve(self, points: int) -> None:
-        """Fail now, in one line, if the store lacks the room to insert `points` more points and index them:
-        before the embedding they would cost, not after."""
-        self._reserve(points)
+    def check(self, repo: str) -> None:
+        """Fail now, in one line, if `repo`'s vectors cannot be opened here (a damaged store, no room to open it,
+        vectors of another size): before an index run writes anything, not after."""
+        with self._using(repo):
+            pass
 
-    def build_index(self) -> None:
-        """Index what was inserted since the last call (HNSW), so searches stay fast as the store grows."""
-        self._build_index()
+    def reserve(self, repo: str, points: int) -> None:
+        """Fail now, in one line, if the store lacks the room to insert `points` more points of `repo` and index
+        them: before the embedding they would cost, not after."""
+        self._reserve(repo, points)
+
+    def build_index(self, repo: str) -> None:
+        """Index what was inserted into `repo` since the last call (HNSW), so searches stay fast as it grows."""
+        self._build_index(repo)
+
+    def writing(self, repo: str) -> AbstractContextManager[None]:
+        """Be the one writer of `repo`'s vectors in this store while the block runs: an index run holds it from
+        before its graph write until its snapshot is complete, so of two runs of one repository the second fails
+        (StoreBusy) before it writes anything. Runs of other repositories, and every reader, go on. Nothing to do
+        where the engine takes concurrent writers (a server)."""
+        return nullcontext()
 
     def close(self) -> None:
         self._close()
@@ -305,24 +325,29 @@ class VectorStore(ABC):
             raise ValueError(f"vector of shape {array.shape} given to a collection of size {self.dim}")
         return array
 
-    def _existing_ids(self, ids: list[str]) -> set[str]:
+    def _existing_ids(self, repo: str, ids: list[str]) -> set[str]:
         found: set[str] = set()
         for batch in _batches(ids, ID_BATCH):
-            found |= self._existing(list(batch))
+            found |= self._existing(repo, list(batch))
         return found
+
+    def _using(self, repo: str, create: bool = False) -> AbstractContextManager[object]:
+        """Keep what `repo`'s operations use open while the block runs, so that the engine calls of one operation
+        share it (`create`: made if missing); nothing where nothing needs opening."""
+        return nullcontext()
 
     # ---- engine primitives (ids are canonical UUID strings) -----------------------------------------------
 
     @abstractmethod
-    def _existing(self, ids: list[str]) -> set[str]:
-        """The ids that exist."""
+    def _existing(self, repo: str, ids: list[str]) -> set[str]:
+        """The ids (of points of `repo`) that exist."""
 
     @abstractmethod
-    def _insert(self, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
+    def _insert(self, repo: str, points: list[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         """Insert-only: an id that exists already is left as it is."""
 
     @abstractmethod
-    def _delete(self, ids: list[str]) -> None: ...
+    def _delete(self, repo: str, ids: list[str]) -> None: ...
 
     @abstractmethod
     def _scroll(self, repo: str) -> Iterator[tuple[str, str]]:
@@ -340,10 +365,10 @@ class VectorStore(ABC):
         """Points in `repo` (or all); with exact=False the engine's estimate from its payload index."""
 
     @abstractmethod
-    def _reserve(self, points: int) -> None: ...
+    def _reserve(self, repo: str, points: int) -> None: ...
 
     @abstractmethod
-    def _build_index(self) -> None: ...
+    def _build_index(self, repo: str) -> None: ...
 
     @abstractmethod
     def _close(self) -> None: ...

@@ -69,8 +69,8 @@ def first_stage(store: GraphStore, repo: str, snapshot: str, issue: str, origin:
                 tests: TestPolicy = DEFAULT_TESTS, embed_model: str | None = None,
                 vectors: VectorStore | None = None, mentions: bool = True, settings: Settings | None = None) -> Ranking:
     """The top-n of a dense, BM25 or hybrid ranking, test code handled by `tests`. Hybrid fuses the dense and
-    BM25 top-n with the functions the issue names (reciprocal-rank fusion). Dense opens the vector store for the
-    query unless a process that keeps it open (it is single-process on Edge) passes it as `vectors`.
+    BM25 top-n with the functions the issue names (reciprocal-rank fusion). Dense searches `vectors`, or the
+    vector store `settings` name.
     `mentions=False` fuses dense and BM25 alone (what the mentions add, measured). The embedding model and the
     vector store are those `settings` name."""
     if origin not in FIRST_STAGES:

@@ -345,24 +345,26 @@ def test_a_lost_fetch_is_sent_again_unless_its_url_holds_a_credential(tmp_path, 
 
 
 def gave_up_on_the_store(log: str) -> bool:
-    """Whether the worker's log shows an embed task retried because the local vector store was held."""
-    return any("spider.embed_snapshot" in line and "retry" in line.lower() and "in use by another spider process"
+    """Whether the worker's log shows an embed task retried because another process wrote the repository's
+    vectors."""
+    return any("spider.embed_snapshot" in line and "retry" in line.lower() and "is writing the vectors of"
                in line for line in log.splitlines())
 
 
-def test_embed_tasks_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers, redis_url):
+def test_embed_tasks_of_a_repository_wait_their_turn_at_the_local_vector_store(tmp_path, store, repo_name, workers,
+                                                                                  redis_url):
     if os.environ.get("QDRANT_URL"):
-        pytest.skip("a Qdrant server has no single-process lock")
+        pytest.skip("a Qdrant server takes concurrent writers")
     root, sha = make_repo(tmp_path / "repo", FIXTURES["python"].files)
     embedder = open_embedder()
     workers.start(concurrency=1, loglevel="INFO")  # INFO: Celery logs each retry
-    with open_vector_store(embedder.name, embedder.dim):  # held by this process
+    with open_vector_store(embedder.name, embedder.dim) as vectors, vectors.writing(repo_name):  # this process
         job_id = enqueue(root, repo_name, redis_url)
         deadline = time.monotonic() + 60
         while jobs.list_jobs(store, job_id)[0]["stage"] != "embedding":
             assert time.monotonic() < deadline, jobs.list_jobs(store, job_id)
             time.sleep(0.2)
-        # The task waits EDGE_LOCK_WAIT seconds for the store, gives up (StoreBusy) and is retried: seen in the log.
+        # The task waits EDGE_LOCK_WAIT seconds for the lease, gives up (StoreBusy) and is retried: seen in the log.
         deadline = time.monotonic() + EDGE_LOCK_WAIT + 60
         while not gave_up_on_the_store(workers.log.read_text()):
             assert time.monotonic() < deadline, workers.log.read_text()[-3000:]

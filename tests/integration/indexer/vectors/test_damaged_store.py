@@ -41,14 +41,19 @@ def filled_shard(directory: Path) -> EdgeVectorStore:
     return store
 
 
+def shard_of_r(directory: Path) -> Path:
+    return EdgeVectorStore(directory, DIM).shard_directory("r")
+
+
 def test_a_shard_that_panics_as_it_loads_is_a_corrupt_store_and_stderr_stays_quiet(tmp_path, capfd, monkeypatch):
     monkeypatch.setenv("RUST_BACKTRACE", "1")
     filled_shard(tmp_path / "shard").close()
-    shard_file(tmp_path / "shard", UNREADABLE).write_bytes(b"")
+    shard_file(shard_of_r(tmp_path / "shard"), UNREADABLE).write_bytes(b"")
     capfd.readouterr()
     with pytest.raises(CorruptStore) as failed:
-        EdgeVectorStore(tmp_path / "shard", DIM)
-    assert str(failed.value).startswith(f"the local vector store {tmp_path / 'shard'} is damaged (its engine failed: ")
+        EdgeVectorStore(tmp_path / "shard", DIM).search(np.ones(DIM), "r", 5)
+    assert str(failed.value).startswith(f"the local vector store {shard_of_r(tmp_path / 'shard')} is damaged (its "
+                                        "engine failed: ")
     assert str(failed.value).endswith(REBUILD)
     assert capfd.readouterr().err == ""
 
@@ -57,29 +62,23 @@ def test_a_panic_in_a_search_is_a_corrupt_store_too(tmp_path, capfd, monkeypatch
     monkeypatch.setenv("RUST_BACKTRACE", "1")
     filled_shard(tmp_path / "shard").close()
     store = EdgeVectorStore(tmp_path / "shard", DIM)
-    try:
-        with shard_file(tmp_path / "shard", GARBLED).open("r+b") as garbled:  # in place: the file is mapped
+    with store._holding("r"):  # open, its files mapped, while they are damaged and searched
+        with shard_file(store.shard_directory("r"), GARBLED).open("r+b") as garbled:  # in place
             garbled.write(b"\xff" * 4096)
         capfd.readouterr()
         with pytest.raises(CorruptStore, match="is damaged"):
             store.search(np.ones(DIM), "r", 5)
         assert capfd.readouterr().err == ""
-    finally:
-        store.close()
 
 
 def test_an_engine_error_on_damaged_files_is_a_corrupt_store_too(tmp_path):
     """Some damage makes the engine fail without a panic: a plain Exception ("Service runtime error: vector 0 is not
     readable ..."), which reached the handler as a bug (exit 70)."""
     filled_shard(tmp_path / "shard").close()
-    shard_file(tmp_path / "shard", "segments/*/vector_storage/vectors/chunk_0.mmap").write_bytes(b"")
-    store = EdgeVectorStore(tmp_path / "shard", DIM)
-    try:
-        with pytest.raises(CorruptStore, match="is damaged .its engine failed: Service runtime error: vector 0 is "
-                                               "not readable"):
-            store.search(np.ones(DIM), "r", 5)
-    finally:
-        store.close()
+    shard_file(shard_of_r(tmp_path / "shard"), "segments/*/vector_storage/vectors/chunk_0.mmap").write_bytes(b"")
+    with pytest.raises(CorruptStore, match="is damaged .its engine failed: Service runtime error: vector 0 is "
+                                           "not readable"):
+        EdgeVectorStore(tmp_path / "shard", DIM).search(np.ones(DIM), "r", 5)
 
 
 def test_a_store_id_file_of_garbage_bytes_gives_the_store_a_new_id(tmp_path):
@@ -118,7 +117,8 @@ def damaged(tmp_path_factory, neo4j_settings) -> Damaged:
     root, _ = make_repo(tmp_path_factory.mktemp("shop") / "repo", PYTHON.files)
     repo = unique_name()
     succeeded(run(["spider", "index", root, "--repo", repo], env))
-    (shard,) = (home / "vectors").iterdir()
+    (collection,) = (home / "vectors").iterdir()
+    shard = EdgeVectorStore(collection, 32).shard_directory(repo)
     shard_file(shard, UNREADABLE).write_bytes(b"")
     return Damaged(env, repo, root, shard)
 

@@ -141,8 +141,8 @@ def test_an_edge_write_without_room_fails_before_it_starts_and_the_wal_keeps_wha
         shard.insert("r", points(0, 10))
         with_free(monkeypatch, MIB)
         writes = {"storing 10 vectors": lambda: shard.insert("r", points(10, 20)),
-                  "storing and indexing 10 vectors": lambda: shard.reserve(10),
-                  "indexing its vectors": shard.build_index,
+                  "storing and indexing 10 vectors": lambda: shard.reserve("r", 10),
+                  "indexing its vectors": lambda: shard.build_index("r"),
                   "deleting 10 vectors": lambda: shard.delete_unused("r", set())}
         for refused, write in writes.items():
             with pytest.raises(OutOfSpace, match=rf"has 1\.0 MiB free, and {refused} needs about [\d.]+ MiB"):
@@ -164,5 +164,5 @@ def test_a_read_needs_room_for_the_holes_a_load_fills_only_where_reading_a_hole_
         assert shard.count("r") == 10
     with_free(monkeypatch, MIB, holes_take_space=True)  # tmpfs: the load would fill the vectors' 32 MiB chunk
     with pytest.raises(OutOfSpace, match=r"has 1\.0 MiB free, and opening it needs about ([\d.]+) MiB") as refused:
-        EdgeVectorStore(tmp_path / "shard", 32)
+        EdgeVectorStore(tmp_path / "shard", 32).count("r")
     assert float(re.search(r"about ([\d.]+) MiB", str(refused.value))[1]) > 32

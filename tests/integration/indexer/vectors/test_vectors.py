@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from qdrant_client import QdrantClient
-from spider.core.errors import SpiderError
+from spider.core.errors import SpiderError, StoreBusy
 from spider.indexer.vectors.edge import EdgeVectorStore
 from spider.indexer.vectors.open_store import open_vector_store
 from spider.indexer.vectors.server import QdrantServerStore
@@ -258,7 +258,7 @@ def test_missing_reports_only_hashes_without_a_point_in_that_repo(store):
     assert store.missing("r", []) == set()
     assert store.missing("elsewhere", ["a"]) == {"a"}
     # both engines key points by point_id and hand ids back as the same canonical strings
-    assert store._existing([point_id("r", "a"), point_id("r", "zz")]) == {point_id("r", "a")}
+    assert store._existing("r", [point_id("r", "a"), point_id("r", "zz")]) == {point_id("r", "a")}
 
 
 def test_holds_all_looks_up_every_hash_or_a_few_spread_over_them(store):
@@ -266,7 +266,7 @@ def test_holds_all_looks_up_every_hash_or_a_few_spread_over_them(store):
     store.insert("r", points(hashes[1:], np.random.default_rng(6)))  # h000 has no point
     looked_up: list[int] = []
     engine = store._existing
-    store._existing = lambda ids: looked_up.append(len(ids)) or engine(ids)
+    store._existing = lambda repo, ids: looked_up.append(len(ids)) or engine(repo, ids)
 
     assert store.holds_all("r", hashes[1:], thorough=True) and sum(looked_up) == 99
     assert not store.holds_all("r", hashes, thorough=True)
@@ -322,13 +322,15 @@ def test_edge_shard_keeps_its_tenant_index_on_repo_and_upgrades_an_old_shard(tmp
 
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
         store.insert("r", points(["a"], np.random.default_rng(0)))
-        store._shard.update(E.UpdateOperation.delete_field_index("repo"))
-        for field in ("repo", "snapshots"):  # the indexes of a store written before membership left the payload
-            store._shard.update(E.UpdateOperation.create_field_index(field, E.PayloadSchemaType.Keyword))
-        assert store._shard.info().payload_schema["repo"].params is None
+        with store._holding("r") as shard:
+            shard.update(E.UpdateOperation.delete_field_index("repo"))
+            for field in ("repo", "snapshots"):  # the indexes of a store written before membership left the payload
+                shard.update(E.UpdateOperation.create_field_index(field, E.PayloadSchemaType.Keyword))
+            assert shard.info().payload_schema["repo"].params is None
     for _ in range(2):
         with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
-            schema = store._shard.info().payload_schema
+            with store._holding("r") as shard:
+                schema = shard.info().payload_schema
             assert set(schema) == {"repo"} and schema["repo"].params.is_tenant
             assert ids(store.search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}
 
@@ -339,88 +341,201 @@ def test_build_index_puts_edge_points_in_hnsw_and_search_still_finds_them(tmp_pa
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
         store.insert("r", [(f"h{i}", v, payload(f"m.py:f{i}")) for i, v in enumerate(vectors)])
         store.insert("s", points(["x", "y"], rng))
-        assert store._shard.info().indexed_vectors_count == 0
-        store.build_index()
-        assert store._shard.info().indexed_vectors_count >= HNSW_POINTS
+        assert indexed_vectors(store, "r") == 0
+        store.build_index("r")
+        assert indexed_vectors(store, "r") >= HNSW_POINTS
         for i in rng.choice(HNSW_POINTS, 20, replace=False):
             near = vectors[i] + 0.1 * rng.standard_normal(DIM)
             assert store.search(near, "r", limit=5)[0].node_id == f"m.py:f{i}"
         assert ids(store.search(vectors[0], "s", 10)) == {"m.py:f_x", "m.py:f_y"}  # the repo filter holds in HNSW
 
 
+def indexed_vectors(store: EdgeVectorStore, repo: str) -> int:
+    with store._holding(repo) as shard:
+        return shard.info().indexed_vectors_count
+
+
+READ_SCRIPT = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from spider.core.errors import StoreBusy
+    from spider.indexer.vectors.edge import EdgeVectorStore
+    store = EdgeVectorStore(sys.argv[1], int(sys.argv[2]), lock_wait=0.5)
+    print("reading", flush=True)
+    deadline = time.monotonic() + float(sys.argv[3])
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        try:
+            found = len(store.search(np.ones(int(sys.argv[2])), "r", 5))
+        except StoreBusy:
+            found = -1
+        print(round(time.monotonic() - started, 3), found, flush=True)
+""")
+
+
+def test_a_large_index_build_runs_beside_the_shard_and_readers_never_wait_for_it(tmp_path):
+    """Edge's optimize holds a shard as long as it builds; above the in-place bound it builds a copy, which then
+    takes the shard's place, and a reader in another process keeps answering meanwhile."""
+    rng = np.random.default_rng(8)
+    vectors = rng.standard_normal((HNSW_POINTS, DIM)).astype(np.float32)
+    store = EdgeVectorStore(tmp_path / COLLECTION, DIM)
+    store.insert("r", [(f"h{i}", v, payload(f"m.py:f{i}")) for i, v in enumerate(vectors)])
+    reader = subprocess.Popen([sys.executable, "-c", READ_SCRIPT, str(tmp_path / COLLECTION), str(DIM), "20"],
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}, stdout=subprocess.PIPE, text=True)
+    assert reader.stdout.readline().strip() == "reading"
+    started = time.monotonic()
+    store.build_index("r")
+    built = time.monotonic() - started
+    searches = [line.split() for line in reader.communicate(timeout=120)[0].splitlines()]
+
+    assert indexed_vectors(store, "r") >= HNSW_POINTS
+    assert [found for _, found in searches if found != "5"] == []  # none gave up (-1) or found too few
+    assert max(float(seconds) for seconds, _ in searches) < max(1.0, built / 2), (built, searches)
+    shard = store.shard_directory("r")
+    assert sorted(p.name for p in shard.parent.iterdir()) == [f".{shard.name}.open", f".{shard.name}.turn", shard.name]
+
+
 def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
-    EdgeVectorStore(tmp_path / COLLECTION, DIM).close()
+    with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
+        store.insert("r", points(["a"], np.random.default_rng(0)))
     with pytest.raises(SpiderError) as err:
-        EdgeVectorStore(tmp_path / COLLECTION, 8)
+        EdgeVectorStore(tmp_path / COLLECTION, 8).search(np.ones(8), "r", 5)
     assert "another size" in str(err.value) and "\n" not in str(err.value)
 
 
-# ---- (5) one process at a time on an Edge shard -----------------------------------------------------------------
-
-OPEN_SCRIPT = textwrap.dedent("""
-    import sys, time
-    from spider.core.errors import SpiderError
-    from spider.indexer.vectors.open_store import open_vector_store
-    start = time.monotonic()
-    try:
-        open_vector_store(sys.argv[1], int(sys.argv[2])).close()
-        print("opened", round(time.monotonic() - start, 2))
-    except SpiderError as exc:
-        print("SpiderError", round(time.monotonic() - start, 2), exc)
-""")
+# ---- (5) processes and threads share an Edge store ------------------------------------------------------------
 
 HOLD_SCRIPT = textwrap.dedent("""
     import sys, time
-    from spider.indexer.vectors.open_store import open_vector_store
-    store = open_vector_store(sys.argv[1], int(sys.argv[2]))
-    print("holding", flush=True)
-    time.sleep(float(sys.argv[3]))
-    store.close()
+    import numpy as np
+    from spider.indexer.vectors.edge import EdgeVectorStore
+    store = EdgeVectorStore(sys.argv[1], int(sys.argv[2]))
+    store.insert(sys.argv[3], [("a", np.ones(int(sys.argv[2])), {"node_id": "m.py:f_a"})])
+    hold = store.writing(sys.argv[3]) if sys.argv[4] == "writing" else store._holding(sys.argv[3])
+    with hold:
+        print("holding", flush=True)
+        time.sleep(float(sys.argv[5]))
 """)
 
 
-def spider_env(home: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("QDRANT_URL", "QDRANT_API_KEY")}
-    return {**env, "SPIDER_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
+def holder(directory: Path, repo: str, what: str, seconds: float) -> subprocess.Popen:
+    """Another process that holds `repo`'s shard (`what`: "shard") or its writer lease ("writing")."""
+    process = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, str(directory), str(DIM), repo, what, str(seconds)],
+                               env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}, stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "holding"
+    return process
 
 
-def test_second_process_on_a_held_edge_shard_gets_a_one_line_error(tmp_path, monkeypatch):
-    monkeypatch.delenv("QDRANT_URL", raising=False)
-    monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
-    held = open_vector_store(MODEL, DIM)
+def test_a_shard_another_process_holds_is_waited_for_then_a_one_line_error(tmp_path):
+    directory = tmp_path / COLLECTION
+    process = holder(directory, "r", "shard", 30)
     try:
-        result = subprocess.run([sys.executable, "-c", OPEN_SCRIPT, MODEL, str(DIM)],
-                                env=spider_env(tmp_path), capture_output=True, text=True, timeout=120)
-    finally:
-        held.close()
-
-    lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1, result.stdout + result.stderr
-    kind, waited, message = lines[0].split(" ", 2)
-    assert kind == "SpiderError"
-    assert float(waited) >= 2.5  # it retried before giving up
-    assert message == (
-        f"the local vector store is in use by another spider process ({tmp_path / 'vectors' / COLLECTION}); "
-        "wait for it, or set QDRANT_URL to use a Qdrant server"
-    )
-
-
-def test_opening_waits_for_a_process_that_lets_go_soon(tmp_path, monkeypatch):
-    monkeypatch.delenv("QDRANT_URL", raising=False)
-    monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, MODEL, str(DIM), "1.0"],
-                              env=spider_env(tmp_path), stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "holding"
+        store = EdgeVectorStore(directory, DIM, lock_wait=1.0)
         start = time.monotonic()
-        with open_vector_store(MODEL, DIM) as store:
-            waited = time.monotonic() - start
-            assert isinstance(store, EdgeVectorStore)
-            assert store.count() == 0
-        assert waited > 0.3
+        with pytest.raises(StoreBusy) as err:
+            store.search(np.ones(DIM), "r", 5)
+        assert time.monotonic() - start >= 0.9  # it retried before giving up
+        assert str(err.value) == (f"the local vector store is in use by another spider process "
+                                  f"({store.shard_directory('r')}); wait for it, or set QDRANT_URL to use a Qdrant "
+                                  "server")
+        assert store.insert("s", points(["b"], np.random.default_rng(0))) == 1  # another repository's shard is free
+        assert ids(store.search(np.ones(DIM), "s", 5)) == {"m.py:f_b"}
     finally:
-        holder.wait(timeout=60)
-    assert holder.returncode == 0
+        process.kill()  # SIGKILL: the system lets go of the shard's lock
+        process.wait(30)
+    assert ids(store.search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}
+
+
+def test_a_search_waits_for_a_process_that_lets_go_soon(tmp_path):
+    directory = tmp_path / COLLECTION
+    process = holder(directory, "r", "shard", 1.0)
+    try:
+        start = time.monotonic()
+        assert ids(EdgeVectorStore(directory, DIM).search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}
+        assert time.monotonic() - start > 0.3
+    finally:
+        process.wait(timeout=60)
+    assert process.returncode == 0
+
+
+def test_a_second_writer_of_a_repository_gives_up_and_readers_and_other_writers_go_on(tmp_path):
+    directory = tmp_path / COLLECTION
+    process = holder(directory, "r", "writing", 30)
+    try:
+        store = EdgeVectorStore(directory, DIM, lock_wait=1.0)
+        with pytest.raises(StoreBusy) as err:
+            with store.writing("r"):
+                pass
+        assert str(err.value) == (f"another spider process is writing the vectors of r into the local vector store "
+                                  f"{directory}; wait for it to finish, then run again")
+        assert ids(store.search(np.ones(DIM), "r", 5)) == {"m.py:f_a"}  # the writer holds no shard between writes
+        with store.writing("s"):
+            assert store.insert("s", points(["b"], np.random.default_rng(0))) == 1
+    finally:
+        process.kill()
+        process.wait(30)
+    with store.writing("r"):  # a killed writer's lease is let go
+        pass
+
+
+def test_threads_share_a_shard_while_one_of_them_writes(tmp_path):
+    store = EdgeVectorStore(tmp_path / COLLECTION, DIM, lock_wait=0.5)
+    rng = np.random.default_rng(3)
+    store.insert("r", points([f"h{i}" for i in range(50)], rng))
+    failures: list[BaseException] = []
+
+    def reader() -> None:
+        try:
+            for _ in range(20):
+                assert len(store.search(rng.standard_normal(DIM), "r", 10)) == 10
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
+    def writer() -> None:
+        try:
+            for batch in range(10):
+                store.insert("r", points([f"w{batch}-{i}" for i in range(30)], np.random.default_rng(batch)))
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=reader) for _ in range(8)] + [threading.Thread(target=writer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == [] and store.count("r") == 50 + 300
+
+
+def test_a_collection_with_one_shard_is_split_into_one_shard_per_repository(tmp_path):
+    """A store written before one shard per repository: its points move, its files go, its identity stays."""
+    import qdrant_edge as E
+
+    directory = tmp_path / COLLECTION
+    rng = np.random.default_rng(4)
+    vectors = {repo: rng.standard_normal((40, DIM)).astype(np.float32) for repo in ("org/a", "org/b")}
+    store_id = "0123456789abcdef0123456789abcdef"
+    legacy = E.EdgeShard.create(str(directory), E.EdgeConfig(
+        vectors=E.EdgeVectorParams(size=DIM, distance=E.Distance.Cosine), wal_enabled=True,
+        hnsw_config=E.HnswIndexConfig(m=0, payload_m=32, ef_construct=200, full_scan_threshold=10_000)))
+    legacy.update(E.UpdateOperation.create_field_index("repo", E.KeywordIndexParams(is_tenant=True)))
+    for repo, rows in vectors.items():
+        legacy.update(E.UpdateOperation.upsert_points([
+            E.Point(id=point_id(repo, f"h{i}"), vector=v,
+                    payload={**payload(f"m.py:f{i}"), "repo": repo, "content_hash": f"h{i}", "snapshots": ["s"]})
+            for i, v in enumerate(rows)]))
+    legacy.flush()
+    legacy.close()
+    (directory / "spider-store-id").write_text(store_id)
+
+    store = EdgeVectorStore(directory, DIM)
+
+    assert store.store_id == store_id
+    assert sorted(p.name for p in directory.iterdir()) == [".split.lock", "repos", "spider-store-id"]
+    for repo, rows in vectors.items():
+        assert store.count(repo) == 40
+        assert [h.node_id for h in store.search(rows[7], repo, 1)] == ["m.py:f7"]
+        assert not store.missing(repo, [f"h{i}" for i in range(40)])
+    assert store.count() == 80
 
 
 # ---- choosing the adapter; server errors -------------------------------------------------------------------------
@@ -431,7 +546,9 @@ def test_without_qdrant_url_the_store_is_an_edge_shard_under_spider_home(tmp_pat
     monkeypatch.setenv("SPIDER_HOME", str(tmp_path))
     with open_vector_store(MODEL, DIM) as store:
         assert isinstance(store, EdgeVectorStore)
-    assert (tmp_path / "vectors" / COLLECTION / "segments").is_dir()
+        store.insert("org/r", points(["a"], np.random.default_rng(0)))
+    assert (store.shard_directory("org/r") / "segments").is_dir()
+    assert store.shard_directory("org/r").parent == tmp_path / "vectors" / COLLECTION / "repos"
 
 
 def test_unreachable_qdrant_server_is_a_one_line_error(tmp_path, monkeypatch):

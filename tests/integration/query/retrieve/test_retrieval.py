@@ -164,23 +164,26 @@ def test_query_errors_are_one_line_and_exit_2(indexed, tmp_path, store, repo_nam
         assert message in lines[0], (args, lines)
 
 
-def test_a_vector_store_held_elsewhere_fails_the_index_before_anything_is_written(tmp_path, store, repo_name):
+def test_a_repository_whose_vectors_another_process_writes_fails_the_index_before_anything_is_written(
+        tmp_path, store, repo_name):
     root, sha = make_repo(tmp_path / "repo", FILES)
-    with vectors_of(open_embedder()):  # held by this process while `spider index` runs in another
+    with vectors_of(open_embedder()) as vectors, vectors.writing(repo_name):  # while `spider index` runs elsewhere
         result = run_spider("index", root, "--repo", repo_name)
 
     lines = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and len(lines) == 1 and "the local vector store is in use" in lines[0], result.stderr
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"spider: error: another spider process is writing the vectors of {repo_name} into "
+                               "the local vector store "), lines[0]
     assert store.snapshot_state(repo_name, sha) is None  # no graph written for nothing
     assert succeeded(run_spider("index", root, "--repo", repo_name))  # once it is free, the same command works
     assert store.snapshot_state(repo_name, sha).complete
 
 
-def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_writes_nothing(
+def test_of_two_index_runs_started_together_the_one_that_loses_the_writer_lease_writes_nothing(
         tmp_path, store, repo_name):
     root, sha = make_repo(tmp_path / "repo", FILES)
     # While this writer holds the repository, a run that reaches the graph write waits there: a run must hold the
-    # vector store by then, so the other waits for the store instead and gives up before writing anything.
+    # repository's writer lease by then, so the other waits for the lease instead and gives up before writing.
     with hold_repository(store, repo_name):
         runs = [subprocess.Popen(["spider", "index", str(root), "--repo", repo_name], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
@@ -196,7 +199,7 @@ def test_of_two_index_runs_started_together_the_one_that_loses_the_vector_store_
     lines = outputs[loser][1].strip().splitlines()  # the stages it went through (it may have parsed), then why
     assert loser.returncode == 2 and "Traceback" not in outputs[loser][1], outputs[loser]
     assert [line for line in lines if line.startswith("spider: error")] == lines[-1:], outputs[loser]
-    assert lines[-1].startswith("spider: error: the local vector store is in use by another spider process")
+    assert lines[-1].startswith(f"spider: error: another spider process is writing the vectors of {repo_name}")
     assert winner.returncode == 0, outputs[winner]
     rows = json.loads(succeeded(invoke_spider("snapshots", "list", "--repo", repo_name, "--json")))
     assert [(r["snapshot"], r["seq"], r["complete"]) for r in rows] == [(sha, 1, True)]
