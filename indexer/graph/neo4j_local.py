@@ -150,6 +150,8 @@ def _start(state: Path, record: dict, password: str, timeout: float, local: Loca
     versions = _pom_versions(launcher_dir)
     java, java_major = _find_java(versions.java_release, local.java_home)
     _build(launcher_dir, java)
+    # Said, so that a first command that waits a minute for it is not silent (nor its "indexed in N s" a puzzle).
+    print(f"spider: starting the local Neo4j in {state} (up to a minute the first time)…", file=sys.stderr)
     _password(state, "reader-password")
     port = _choose_port(record.get("port"), DEFAULT_PORT)
     http_port = _choose_port(record.get("http_port"), DEFAULT_HTTP_PORT, avoid=port)

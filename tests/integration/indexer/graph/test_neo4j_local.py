@@ -70,12 +70,16 @@ def test_local_server_lifecycle(home):
     # Two spider processes starting at once share one server.
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     children = [
-        subprocess.Popen([sys.executable, "-c", START_IN_CHILD], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen([sys.executable, "-c", START_IN_CHILD], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
         for _ in range(2)
     ]
-    outputs = [json.loads(child.communicate(timeout=900)[0]) for child in children]
+    outputs, said = zip(*(child.communicate(timeout=900) for child in children))
+    outputs = [json.loads(output) for output in outputs]
     assert all(child.returncode == 0 for child in children)
     assert outputs[0] == outputs[1]
+    starting = f"spider: starting the local Neo4j in {home / 'neo4j'} (up to a minute the first time)…"
+    assert sorted(starting in stderr.splitlines() for stderr in said) == [False, True], said  # the one that did
     assert launcher_pids(home) == [outputs[0]["pid"]]
 
     settings = neo4j_local.graph_settings(Settings.from_env())
