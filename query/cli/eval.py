@@ -12,10 +12,12 @@ import click
 from spider.cli.error_handler import command_settings, fail_cleanly
 from spider.indexer.graph import neo4j_local
 from spider.query.evaluation.run import (
+    EDGE_CONFIGS,
     KS,
     default_methods,
     load_instances,
     merge_cross_validation,
+    method_forms,
     parse_method,
     read_results,
     run_evaluation,
@@ -36,9 +38,9 @@ from spider.query.select.learned import SHIPPED_MODEL
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Results directory: instances.jsonl (one line per instance; a rerun resumes), summary.{json,md}.")
 @click.option("--method", "methods", multiple=True,
-              help="der, sr, or spider|spisr/SELECTOR/EDGES (e.g. spider/learned/contains:4); repeatable. "
-                   "Default: der, sr, spider with SELECTOR, the ceiling (all) and the oracle for contains:4, "
-                   "invokes:2 and both, and spisr/SELECTOR/contains:4.")
+              help=f"{method_forms()}; repeatable. Default: der, sr, hybrid, and for each of "
+                   f"{', '.join(EDGE_CONFIGS)}: spider with --selector, its ceiling (all) and oracle, spider-dense "
+                   "and spisr with --selector.")
 @click.option("--selector", type=click.Choice([s for s in SELECTORS if s not in ("all", "none")]), default="learned",
               show_default=True, help="The selector of the default spider/spisr methods.")
 @click.option("-k", "ks", multiple=True, type=int, help=f"K values (default {', '.join(map(str, KS))}).")

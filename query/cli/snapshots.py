@@ -17,7 +17,7 @@ from spider.indexer.pipeline.delete import delete_snapshot, find_snapshot, snaps
 
 @click.group()
 def snapshots() -> None:
-    """List or delete indexed snapshots (one per repository and commit)."""
+    """List, compare, delete or prune indexed snapshots (one per repository and commit)."""
 
 
 @snapshots.command("list")

@@ -52,6 +52,13 @@ FIRST_STAGE_OF = {"der": Origin.DENSE, BM25_RANKING: Origin.BM25, "hybrid": Orig
                   "spider": Origin.HYBRID, "spider-dense": Origin.DENSE, "spider-bm25": Origin.BM25,
                   "spider-hybrid": Origin.HYBRID}
 RANKINGS = ("der", BM25_RANKING, "hybrid", "dense+bm25")  # dense+bm25: hybrid without the functions the issue names
+GRAPH_METHODS = tuple(name for name in FIRST_STAGE_OF if name not in RANKINGS)
+
+
+def method_forms() -> str:
+    """How a method is spelled: what `spider eval --help` and the error for an unknown method both say."""
+    return (f"{', '.join(RANKINGS)}, or {'|'.join(GRAPH_METHODS)}/SELECTOR/EDGES such as spider/learned/contains:4, "
+            f"each optionally @{'|@'.join(TEST_POLICIES)}")
 
 
 @dataclass(frozen=True)
@@ -107,8 +114,7 @@ def parse_method(name: str) -> EvalMethod:
             parts[1] in (*SELECTORS, SelectorKind.ORACLE):
         parse_edges(parts[2])
         return EvalMethod(name)
-    raise InvalidInput(f"unknown method {name!r}: der, sr, hybrid, or spider|spider-dense|spider-bm25|spisr/SELECTOR/"
-                       "EDGES such as spider/learned/contains:4, each optionally @exclude|@demote|@include")
+    raise InvalidInput(f"unknown method {name!r}: {method_forms()}")
 
 
 def default_methods(selector: str = "learned") -> list[EvalMethod]:

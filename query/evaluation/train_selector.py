@@ -112,7 +112,7 @@ def fit(proposals: list[DumpedProposal], max_acc_drop: float = MAX_ACC_DROP,
     try:
         from sklearn.linear_model import LogisticRegression  # training only: serving reads plain weights
     except ImportError:
-        raise ConfigurationError("training needs scikit-learn: pip install 'spider[eval]'") from None
+        raise ConfigurationError("training needs scikit-learn: pip install 'spider-code[eval]'") from None
     train = [p for p in proposals if p.row["candidates"]]
     y = np.concatenate([p.y for p in train]) if train else np.zeros(0)
     if not len(y) or y.min() == y.max():

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from click.testing import CliRunner
+from spider.cli.main import main
 from spider.core.errors import InvalidInput
 from spider.core.schema import Rel
-from spider.query.evaluation.run import default_methods, parse_method
+from spider.query.evaluation.run import GRAPH_METHODS, RANKINGS, default_methods, method_forms, parse_method
 from spider.query.results import Origin
 from spider.query.retrieve.tests_policy import TestPolicy
 
@@ -42,3 +46,13 @@ def test_the_default_methods_cover_every_first_stage_and_expansion():
     names = {m.name for m in default_methods()}
     assert {"der", "sr", "hybrid", "spider/learned/contains:4,invokes:2", "spider-dense/learned/invokes:2",
             "spisr/learned/contains:4", "spider/oracle/contains:4", "spider/all/invokes:2"} <= names
+
+
+def test_the_help_the_error_and_the_docs_name_the_same_methods():
+    with pytest.raises(InvalidInput) as refused:
+        parse_method("nope")
+    shown = CliRunner().invoke(main, ["eval", "--help"]).output
+    assert method_forms() in str(refused.value)
+    assert "".join(method_forms().split()) in "".join(shown.split())  # the help is wrapped, at hyphens too
+    docs = (Path(__file__).resolve().parents[4] / "docs" / "evaluation.md").read_text()
+    assert [name for name in (*RANKINGS, *GRAPH_METHODS) if f"`{name}`" not in docs] == []
