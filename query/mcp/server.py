@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from importlib.metadata import version
 from typing import Any, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -20,6 +21,7 @@ from spider.query.mcp.budget import DEFAULT_MAX_TOKENS, as_json, elided
 from spider.query.mcp.tools import TOOLS, SpiderTools
 
 NAME = "spider"
+DISTRIBUTION = "spider-code"  # what pip installs: the version the server reports is its
 INSTRUCTIONS = """\
 spider answers "which functions must change for this issue?" over a code graph of indexed git repositories
 (functions, classes, files; calls, imports, containment, inheritance) and one vector per function.
@@ -123,7 +125,7 @@ def paragraph(doc: str | None) -> str:
 
 def build_server(stores: Stores, max_tokens: int = DEFAULT_MAX_TOKENS) -> MCPServer:
     """An MCP server whose tools read `stores`; answers fit `max_tokens` unless a call asks for another budget."""
-    server = SpiderServer(NAME, title="spider: issue localization over a code graph",
+    server = SpiderServer(NAME, title="spider: issue localization over a code graph", version=version(DISTRIBUTION),
                           instructions=INSTRUCTIONS, log_level="INFO")
     tools = SpiderTools(stores, max_tokens)
     for name in TOOLS:

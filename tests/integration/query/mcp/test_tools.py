@@ -3,6 +3,7 @@ the structured output, the budget, ambiguous ids, a write through `cypher`, erro
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from math import ceil
 
 import pytest
@@ -37,9 +38,10 @@ def call(server, name: str, **arguments) -> CallToolResult:
 
 def test_every_tool_is_read_only_typed_described_and_structured(server):
     async def listing(client):
-        return (await client.list_tools()).tools, client.instructions
+        return (await client.list_tools()).tools, client.instructions, client.server_info
 
-    tools, instructions = call_tools(server, listing)
+    tools, instructions, info = call_tools(server, listing)
+    assert (info.name, info.version) == ("spider", version("spider-code"))  # the installed spider's version
     assert [tool.name for tool in tools] == list(TOOLS)
     for tool in tools:
         assert tool.annotations.read_only_hint and not tool.annotations.destructive_hint, tool.name
