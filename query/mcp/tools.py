@@ -265,6 +265,10 @@ class SpiderTools:
         if chosen is not None:
             return chosen
         if not candidates:
+            other = choose(wanted, [Candidate(**row) for row in rows])  # a node of another kind by that name
+            if other is not None:
+                raise InvalidInput(f"{wanted!r} names a {other.label.lower()} ({other.id}), not a {kinds} "
+                                   "(file_outline lists what a file or class contains)")
             raise NotFound(f"no {kinds} {wanted!r} in {repo} @ {snapshot[:12]} (ids look like "
                            "path/to/file.py:Class.method; localize and file_outline name them)")
         listed = ranked(wanted, candidates)

@@ -220,6 +220,8 @@ def test_unknown_repositories_ids_and_bad_arguments_are_tool_errors_and_the_serv
         ("callers", "no function or class 'ghost'"): {"id": "ghost", "repo": indexed.repo},
         ("code", "'shop/payments.py:Receipt' is a class, not a function (file_outline lists what a file or class "
                  "contains)"): {"id": "shop/payments.py:Receipt", "repo": indexed.repo},
+        ("code", "'Receipt' names a class (shop/payments.py:Receipt), not a function (file_outline lists what a "
+                 "file or class contains)"): {"id": "Receipt", "repo": indexed.repo},
         ("neighbourhood", "'shop/payments.py' is a file, not a function"): {"id": "shop/payments.py",
                                                                             "repo": indexed.repo},
         ("file_outline", "no file 'nowhere.py'"): {"path": "nowhere.py", "repo": indexed.repo},
