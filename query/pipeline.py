@@ -73,6 +73,15 @@ def graph_answer(
                   calls=done.decisions, notes=_selection_notes(issue, done.decisions, selector, len(results), k))
 
 
+def _fewer_than_k(found: int, k: int, dense: bool, tests: TestPolicy) -> str:
+    """Why a ranking answered fewer than k functions: a dense ranking ranks them all; BM25 (and hybrid without
+    embeddings) only those that share a word with the issue, or that it names."""
+    why = ("the snapshot has no more functions" + (" outside test code" if tests == TestPolicy.EXCLUDE else "")
+           if dense else "BM25 ranks only the functions that share a word with the issue (hybrid adds those it "
+                         "names)")
+    return f"{found} result{'s' * (found != 1)}, fewer than k={k}: {why}"
+
+
 def _selection_notes(issue: str, decisions: list[Decision], selector: Selector, answered: int, k: int) -> list[str]:
     """What the answer says about Stage 2: an issue cut to fit the prompt, an answer longer than k."""
     notes = []
@@ -116,8 +125,10 @@ def answer_query(
         clock = time.perf_counter()
         results = first_stage_results(store, repo, snapshot, ranking, k)
         ranking.seconds["fetch"] = round(time.perf_counter() - clock, 4)
+        if len(results) < k:
+            notes.append(_fewer_than_k(len(results), k, dense=ranking.model is not None, tests=tests))
         return Answer(repo=repo, snapshot=snapshot, method=method, k=k, results=results, seconds=ranking.seconds,
-                      model=ranking.model, first_stage=origin, tests=tests, notes=ranking.notes)
+                      model=ranking.model, first_stage=origin, tests=tests, notes=ranking.notes + notes)
     answer = graph_answer(store, repo, snapshot, issue, ranking, method, selector or AdmitNone(), k, n, c, edges)
     answer.notes += ranking.notes + notes
     answer.tests = tests

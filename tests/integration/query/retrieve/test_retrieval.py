@@ -73,6 +73,18 @@ def test_the_obviously_matching_function_ranks_first(indexed, repo_name, method)
     assert [r["rank"] for r in answer["results"]] == list(range(1, len(answer["results"]) + 1))
 
 
+@pytest.mark.parametrize("method, why", [
+    ("bm25", "BM25 ranks only the functions that share a word with the issue (hybrid adds those it names)"),
+    ("der", "the snapshot has no more functions outside test code"),
+])
+def test_fewer_results_than_k_come_with_a_note_that_says_why(indexed, repo_name, method, why):
+    answer = json.loads(succeeded(invoke_spider_query(ISSUE, "--repo", repo_name, "--method", method, "-k", "10",
+                                                      "--json")))
+
+    found = len(answer["results"])
+    assert 0 < found < 10 and f"{found} results, fewer than k=10: {why}" in answer["notes"], answer["notes"]
+
+
 def test_table_output_and_issue_from_stdin(indexed, repo_name):
     result = invoke_spider_query("--repo", repo_name, "--method", "bm25", input=ISSUE)
 
