@@ -17,6 +17,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import replace
 
+from spider.core.records import EmbedStats
 from spider.core.settings import Settings, settings_or_env
 from spider.indexer.graph.snapshot import Snapshot
 from spider.indexer.graph.store import GraphStore
@@ -108,6 +109,22 @@ def recall_indexed(
     return recalled
 
 
+def keep_embedding(store: GraphStore, report: IndexReport, embedding: EmbedStats, settings: Settings) -> None:
+    """A --force --no-embed run over a snapshot embedded before: its functions' vectors stay in the store (a point
+    is keyed by repository and code), so the snapshot keeps its embedding if the store holds every one; else the
+    report says that it is now keyword-only, rather than leave dense retrieval gone without a word."""
+    hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
+                                                             snapshot=report.snapshot)]
+    with open_vector_store(embedding.model, embedding.dim, settings) as vectors:
+        if recorded_here(embedding, vectors) and vectors.holds_all(report.repo, hashes, thorough=True):
+            report.embedding = replace(embedding, functions=len(hashes), embedded=0, reused=len(hashes), seconds=0.0,
+                                       index_seconds=0.0, later_windows=0)
+            return
+    report.notes.append(f"{report.repo} @ {report.snapshot[:12]} had vectors of {embedding.model}, and {vectors.where} "
+                        "lacks some of them now: --no-embed left it keyword-only (index it without --no-embed to "
+                        "embed them)")
+
+
 def index_repository(
     store: GraphStore,
     path: str,
@@ -131,6 +148,8 @@ def index_repository(
     wanted = resolve_spec(model, settings).name if embed else None
     if not force and (recalled := recall_indexed(store, report, wanted, settings, progress)):
         return recalled
+    state = store.snapshot_state(report.repo, report.snapshot) if force and not embed else None
+    embedded_before = state.embedding if state is not None else None
     with cyclic_gc_paused():
         # A missing model fails before any work is done; the model loads meanwhile.
         embedder = open_embedder_in_background(model, settings) if embed else None
@@ -163,6 +182,8 @@ def index_repository(
                 functions, shared = functions_to_embed(store, report, graph, created, embedder, vectors)
                 embed_graph(store, report, functions, embedder, progress, shared, vectors=vectors)
                 report.seconds["embed"] = round(time.perf_counter() - t, 3)
+            if embedded_before is not None:
+                keep_embedding(store, report, embedded_before, settings)
             report.seconds["total"] = round(time.perf_counter() - started, 3)
             store.complete_snapshot(report.repo, report.snapshot, report.stats())
     return report

@@ -230,6 +230,24 @@ def test_a_snapshot_indexed_without_vectors_is_indexed_again_when_vectors_are_wa
     assert index_repository(store, str(root), repo=repo_name).already_indexed
 
 
+def test_force_no_embed_keeps_the_vectors_the_store_holds_and_says_when_it_cannot(tmp_path, store, repo_name):
+    root, sha = make_repo(tmp_path / "repo", FILES)
+    first = index_repository(store, str(root), repo=repo_name)
+
+    again = index_repository(store, str(root), repo=repo_name, force=True, embed=False)
+
+    assert again.notes == [] and again.embedding is not None and again.embedding.model == first.embedding.model
+    assert (again.embedding.embedded, again.embedding.reused) == (0, 5)
+    assert store.snapshot_state(repo_name, sha).embedding.model == first.embedding.model  # dense retrieval stays
+    with vectors_of(open_embedder()) as vectors:
+        vectors.delete_unused(repo_name, set())  # a store that lost them
+    third = index_repository(store, str(root), repo=repo_name, force=True, embed=False)
+    assert third.embedding is None and store.snapshot_state(repo_name, sha).embedding is None
+    assert third.notes == [f"{repo_name} @ {sha[:12]} had vectors of {first.embedding.model}, and {vectors.where} "
+                           "lacks some of them now: --no-embed left it keyword-only (index it without --no-embed to "
+                           "embed them)"]
+
+
 # A graph shared by machines that each keep their own vector store ------------------------------------------
 def machine(home: Path, spider_home: Path, neo4j_settings: Neo4jSettings) -> dict[str, str]:
     """The environment of another machine on the session's Neo4j: its own SPIDER_HOME, so its own Qdrant Edge
