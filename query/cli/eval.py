@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from spider.cli.error_handler import command_settings, fail_cleanly
+from spider.core.settings import path_name
 from spider.indexer.graph import neo4j_local
 from spider.query.evaluation.run import (
     EDGE_CONFIGS,
@@ -79,14 +80,18 @@ def eval_command(bench_dir: Path, repos_dir: Path, subsets: tuple[str, ...], out
 @click.command("train-selector")
 @click.option("--from", "eval_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="A `spider eval` results directory (its candidates.jsonl is the training data).")
-@click.option("--out", "model_out", type=click.Path(dir_okay=False, path_type=Path), default=SHIPPED_MODEL,
-              show_default=True, help="Where to write the model file (serve another one with SPIDER_LEARNED_MODEL).")
+@click.option("--out", "model_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the model file (default: SPIDER_HOME/selectors/learned-VERSION.json; "
+                   f"{SHIPPED_MODEL.name} in spider's package is the shipped one). Serve it with SPIDER_LEARNED_MODEL.")
 @click.option("--version", "version", required=True, help="The model's version, recorded in the file and the output.")
 @click.option("-k", "ks", multiple=True, type=int, help=f"K values to cross-validate at (default {', '.join(map(str, KS))}).")
 @fail_cleanly
-def train_selector_command(eval_dir: Path, model_out: Path, version: str, ks: tuple[int, ...]) -> None:
+def train_selector_command(eval_dir: Path, model_out: Path | None, version: str, ks: tuple[int, ...]) -> None:
     """Train the learned selector on an evaluation's dump, with leave-one-repository-out cross-validation.
 
     The out-of-fold answers go to learned_cv.jsonl in the results directory, as methods
     spider/learned-cv/EDGES; rerun `spider eval` with the same arguments to see them in the summary."""
+    # Never into the installed package by default: that is the model every query serves, and a checkout's file.
+    model_out = model_out or command_settings().home_dir() / "selectors" / f"learned-{path_name(version)}.json"
     train_selector(eval_dir, model_out, version, tuple(sorted(set(ks))) or KS, report=lambda line: click.echo(line, err=True))
+    click.echo(f"serve it: SPIDER_LEARNED_MODEL={model_out}", err=True)

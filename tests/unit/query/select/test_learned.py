@@ -9,8 +9,11 @@ import random
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
+from spider.cli.main import main
 from spider.core.errors import SpiderError
+from spider.core.settings import path_name
 from spider.query.evaluation.metrics import recall_at
 from spider.query.evaluation.train_selector import (
     THRESHOLD_K,
@@ -28,7 +31,7 @@ from spider.query.evaluation.train_selector import (
 )
 from spider.query.select.decide import Profile, SelectionRequest
 from spider.query.select.features import FEATURES, named_in, request_features
-from spider.query.select.learned import LearnedSelector, SelectorModel, Weights
+from spider.query.select.learned import SHIPPED_MODEL, LearnedSelector, SelectorModel, Weights
 
 
 def feature(row: list[float], name: str) -> float:
@@ -177,6 +180,20 @@ def test_training_holds_repositories_out_and_learns_the_signal(tmp_path):
     assert model.version == "t9" and model.weights["dense"].coef[FEATURES.index("name_in_issue")] > 0
     assert meta["trained_on"]["instances"] == 24 and meta["trained_on"]["positives"] == {"dense": 24}
     assert len((tmp_path / "learned_cv.jsonl").read_text().splitlines()) == 24
+
+
+def test_the_command_writes_the_model_under_spider_home_never_over_the_shipped_one(tmp_path):
+    rows = [dumped(f"{repo}-{i}", repo, named=True) for repo in ("a/x", "b/y", "c/z") for i in range(8)]
+    (tmp_path / "candidates.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    shipped = SHIPPED_MODEL.read_bytes()
+
+    result = CliRunner().invoke(main, ["train-selector", "--from", str(tmp_path), "--version", "t9/../x", "-k", "4"],
+                                env={"SPIDER_HOME": str(tmp_path / "home")})
+
+    assert result.exit_code == 0, result.output
+    written = tmp_path / "home" / "selectors" / f"learned-{path_name('t9/../x')}.json"
+    assert SelectorModel.load(written).version == "t9/../x" and SHIPPED_MODEL.read_bytes() == shipped
+    assert result.stderr.splitlines()[-1] == f"serve it: SPIDER_LEARNED_MODEL={written}"
 
 
 def test_folds_fit_on_another_dump_leave_the_held_out_repository_out_of_it_too():
