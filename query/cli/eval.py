@@ -63,7 +63,7 @@ def eval_command(bench_dir: Path, repos_dir: Path, subsets: tuple[str, ...], out
                                            report=lambda line: click.echo(line, err=True), settings=settings)
     wanted = {i.id for i in instances}
     rows = [row for row in read_results(results) if row["instance_id"] in wanted]
-    names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl",
+    names = [m.name for m in chosen] + merge_cross_validation(rows, out_dir / "learned_cv.jsonl", k_values,
                                                               report=lambda line: click.echo(line, err=True))
     summary = summarize(rows, names, k_values)
     summary["run"] = {"subset": "+".join(subsets) or None, "methods": names, "ks": list(k_values), "n": n, "c": c,

@@ -414,15 +414,21 @@ def instance_rows(eval_dir: Path) -> list[dict]:
     return rows
 
 
-def merge_cross_validation(rows: list[dict], path: Path, report: Callable[[str], None] = print) -> list[str]:
+def merge_cross_validation(rows: list[dict], path: Path, ks: tuple[int, ...],
+                           report: Callable[[str], None] = print) -> list[str]:
     """Add `spider train-selector`'s out-of-fold methods (`path`: its learned_cv.jsonl) to the rows, when every
-    row has them (else `report` says so); their names."""
+    row has them at every K in `ks` (else `report` says so); their names."""
     if not path.is_file():
         return []
     cells = {row["instance_id"]: row["methods"] for row in read_results(path)}
     names = sorted({m for methods in cells.values() for m in methods})
     if not rows or any(set(names) - set(cells.get(row["instance_id"], {})) for row in rows):
         report(f"note: {path} does not cover every instance (rerun `spider train-selector`); left out")
+        return []
+    missing = sorted({k for methods in cells.values() for by_k in methods.values() for k in ks if str(k) not in by_k})
+    if missing:  # trained at other K values than this evaluation asks for
+        report(f"note: {path} lacks K {', '.join(map(str, missing))} (rerun `spider train-selector` with -k for "
+               "each); left out")
         return []
     for row in rows:
         row["methods"].update(cells[row["instance_id"]])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,14 @@ from click.testing import CliRunner
 from spider.cli.main import main
 from spider.core.errors import InvalidInput
 from spider.core.schema import Rel
-from spider.query.evaluation.run import GRAPH_METHODS, RANKINGS, default_methods, method_forms, parse_method
+from spider.query.evaluation.run import (
+    GRAPH_METHODS,
+    RANKINGS,
+    default_methods,
+    merge_cross_validation,
+    method_forms,
+    parse_method,
+)
 from spider.query.results import Origin
 from spider.query.retrieve.tests_policy import TestPolicy
 
@@ -56,3 +64,20 @@ def test_the_help_the_error_and_the_docs_name_the_same_methods():
     assert "".join(method_forms().split()) in "".join(shown.split())  # the help is wrapped, at hyphens too
     docs = (Path(__file__).resolve().parents[4] / "docs" / "evaluation.md").read_text()
     assert [name for name in (*RANKINGS, *GRAPH_METHODS) if f"`{name}`" not in docs] == []
+
+
+def test_out_of_fold_answers_at_other_k_values_are_left_out_with_a_note(tmp_path):
+    """`spider train-selector -k 5` then `spider eval` at K 5 and 20 failed with KeyError '20' (exit 70)."""
+    cells = {"spider/learned-cv/contains:4": {"5": {"ids": ["a"], "hits": [[]]}}}
+    (tmp_path / "learned_cv.jsonl").write_text(json.dumps({"instance_id": "i", "methods": cells}) + "\n")
+    notes: list[str] = []
+
+    def rows() -> list[dict]:
+        return [{"instance_id": "i", "methods": {"der": {}}}]
+
+    assert merge_cross_validation(rows(), tmp_path / "learned_cv.jsonl", (5, 20), notes.append) == []
+    assert notes == [f"note: {tmp_path / 'learned_cv.jsonl'} lacks K 20 (rerun `spider train-selector` with -k for "
+                     "each); left out"]
+    merged = rows()
+    assert merge_cross_validation(merged, tmp_path / "learned_cv.jsonl", (5,), notes.append) == list(cells)
+    assert merged[0]["methods"] == {"der": {}, **cells}
