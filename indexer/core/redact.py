@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from spider.core.settings import Settings
 
@@ -145,4 +145,13 @@ def _redact_log_records() -> None:
     logging.setLogRecordFactory(redacted_record)
 
 
-__all__ = ["MASK", "RedactingStream", "mask_secrets_of", "redact", "redacted_output", "secrets"]
+def public_url(url: str) -> str:
+    """`url` without user, password, query and fragment: what may be shown and recorded of it."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "QDRANT_URL"
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+__all__ = ["MASK", "RedactingStream", "mask_secrets_of", "public_url", "redact", "redacted_output", "secrets"]

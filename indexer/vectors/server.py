@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 from spider.core.errors import ConfigurationError, ServiceUnavailable
+from spider.core.redact import public_url
 from spider.core.terminal import squeezed
 from spider.indexer.vectors.store import (
     CONTENT_HASH,
@@ -20,7 +21,6 @@ from spider.indexer.vectors.store import (
     REPO,
     SCROLL_PAGE,
     VectorStore,
-    public_url,
 )
 
 

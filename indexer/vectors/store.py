@@ -32,7 +32,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -167,15 +166,6 @@ def order_hits(hits: Iterable[Hit]) -> list[Hit]:
             ordered.extend(group if len(group) == 1 else sorted(group, key=lambda h: h.node_id))
             start = end
     return ordered
-
-
-def public_url(url: str) -> str:
-    """`url` without user, password, query and fragment: what may be shown and recorded of it."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "QDRANT_URL"
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def counted_vectors(count: int) -> str:
@@ -377,5 +367,5 @@ class VectorStore(ABC):
 __all__ = [
     "Hit", "Members", "Point", "SPIDER_NAMESPACE", "VectorStore", "WINDOW",
     "WINDOWS_PER_FUNCTION", "best_per_function", "collection_name", "member_of", "member_window", "members_of",
-    "order_hits", "point_id", "point_key", "public_url", "window_key",
+    "order_hits", "point_id", "point_key", "window_key",
 ]

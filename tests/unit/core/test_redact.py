@@ -7,7 +7,7 @@ import time
 
 import pytest
 import spider.core.redact as redact_module
-from spider.core.redact import MASK, mask_secrets_of, redact
+from spider.core.redact import MASK, mask_secrets_of, public_url, redact
 from spider.core.settings import SECRET_VARIABLES, URL_VARIABLES, CelerySettings, QdrantSettings, Settings
 
 
@@ -91,3 +91,13 @@ def test_redact_masks_the_secrets_of_settings_a_door_registered(no_secrets, fres
     assert redact(text) == text  # nothing in the environment says these are secrets
     mask_secrets_of(given)
     assert redact(text) == f"{MASK} {MASK} {MASK} {MASK}"
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("http://qdrant:6333", "http://qdrant:6333"),
+    ("https://user:SECRET@qdrant.example:6333/prefix?api-key=SECRET#x", "https://qdrant.example:6333/prefix"),
+    ("http://[::1]:6333", "http://[::1]:6333"),
+    ("http://[::1", "QDRANT_URL"),  # urlsplit refuses it: nothing of it is shown
+])
+def test_a_server_store_shows_and_records_its_url_without_secrets(url, shown):
+    assert public_url(url) == shown

@@ -17,7 +17,6 @@ from spider.indexer.vectors.store import (
     members_of,
     point_id,
     point_key,
-    public_url,
     window_key,
 )
 
@@ -69,16 +68,6 @@ def test_point_key_is_the_point_ids_integer_and_members_are_keyed_by_it():
     members = members_of("org/repo", [("a.py:f", "abc123"), ("b.py:g", "def456")])
     assert members == {point_key("org/repo", "abc123"): ("a.py:f", "abc123"),
                        point_key("org/repo", "def456"): ("b.py:g", "def456")}
-
-
-@pytest.mark.parametrize("url, shown", [
-    ("http://qdrant:6333", "http://qdrant:6333"),
-    ("https://user:SECRET@qdrant.example:6333/prefix?api-key=SECRET#x", "https://qdrant.example:6333/prefix"),
-    ("http://[::1]:6333", "http://[::1]:6333"),
-    ("http://[::1", "QDRANT_URL"),  # urlsplit refuses it: nothing of it is shown
-])
-def test_a_server_store_shows_and_records_its_url_without_secrets(url, shown):
-    assert public_url(url) == shown
 
 
 def test_a_later_window_of_a_function_has_its_own_point_that_maps_back_to_the_function():
