@@ -145,12 +145,13 @@ def _redact_log_records() -> None:
     logging.setLogRecordFactory(redacted_record)
 
 
-def public_url(url: str) -> str:
-    """`url` without user, password, query and fragment: what may be shown and recorded of it."""
+def public_url(url: str, unreadable: str = "QDRANT_URL") -> str:
+    """`url` without user, password, query and fragment: what may be shown and recorded of it (`unreadable`, the
+    setting's name, where it does not parse)."""
     try:
         parts = urlsplit(url)
     except ValueError:
-        return "QDRANT_URL"
+        return unreadable
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 

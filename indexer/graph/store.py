@@ -29,6 +29,7 @@ from spider.core.errors import (
     SpiderError,
 )
 from spider.core.records import EmbedStats, GraphNode
+from spider.core.redact import public_url
 from spider.core.settings import Neo4jSettings, snapshot_cache_dir, spider_home_path
 from spider.core.terminal import squeezed
 from spider.indexer.graph.snapshot import Snapshot
@@ -195,7 +196,10 @@ class GraphStore:
                                    "again (`spider snapshots delete` removes the old snapshots)")
         if not rows:
             indexed = indexed_repositories([r.repo for r in self.list_snapshots()])
-            raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({indexed})")
+            # Where it looked: an MCP client starts spider without the shell's environment, and then reads
+            # ~/.spider and its local Neo4j, not the graph the user indexed into.
+            raise RepositoryNotFound(f"no repository named {repo!r} is indexed ({indexed}) in the graph at "
+                                     f"{public_url(self.settings.uri, 'NEO4J_URI')} (SPIDER_HOME {self.home})")
         if not complete:
             raise SnapshotNotFound(f"{repo} has no complete snapshot yet (an index run is unfinished: run `spider index` again)")
         if rev is None:

@@ -213,6 +213,13 @@ def test_what_a_client_receives_of_every_tool_fits_the_budget(server, indexed, b
         assert ceil(len(result.content[0].text) / 4) <= received_tokens(result) <= budget, tool
 
 
+def test_a_repository_not_found_names_the_graph_and_the_home_it_was_looked_for_in(server, neo4j_settings,
+                                                                                   spider_home):
+    """An MCP client starts the server without the shell's environment: the error says where it looked."""
+    text = error_text(call(server, "localize", issue=ISSUE, repo="nope/nope"))
+    assert text.endswith(f") in the graph at {neo4j_settings.uri} (SPIDER_HOME {spider_home})"), text
+
+
 def test_unknown_repositories_ids_and_bad_arguments_are_tool_errors_and_the_server_lives_on(server, indexed):
     errors = {
         ("localize", "no repository named 'nope/nope'"): {"issue": ISSUE, "repo": "nope/nope"},

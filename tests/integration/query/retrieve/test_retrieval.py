@@ -164,7 +164,7 @@ def test_query_errors_are_one_line_and_exit_2(indexed, tmp_path, store, repo_nam
     index_repository(store, str(graph_only), repo=f"{repo_name}-noembed", embed=False)
 
     cases = {
-        ("--repo", "no/such-repo", ISSUE): "no repository named 'no/such-repo' is indexed",
+        ("--repo", "no/such-repo", ISSUE): "no repository named 'no/such-repo' is indexed (",
         ("--repo", repo_name, "--rev", "deadbeef", ISSUE): f"no complete snapshot of {repo_name} matches 'deadbeef'",
         ("--repo", repo_name, "   "): "no issue text",
         ("--repo", f"{repo_name}-noembed", "--method", "der", ISSUE): "was indexed without embeddings",
