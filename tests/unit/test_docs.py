@@ -68,3 +68,14 @@ def test_docs_cli_names_every_long_option_of_every_command():
     missing = sorted(f"{path} {name}" for path, name in options(main, "spider") | options(query_command, "spider-query")
                      if name not in text)
     assert not missing, "not in docs/cli.md:\n" + "\n".join(missing)
+
+
+def test_every_stdio_registration_gives_the_server_its_spider_home():
+    """An MCP client starts `spider mcp` without the shell's environment: a snippet without SPIDER_HOME serves
+    ~/.spider, whatever the user indexed into."""
+    found = []
+    for page in PAGES:
+        for line in page.read_text().splitlines():
+            if ("claude mcp add" in line and "-- spider mcp" in line) or '"command": "spider"' in line:
+                found.append((page.name, line, "SPIDER_HOME" in line))
+    assert found and [(name, line) for name, line, named in found if not named] == []
