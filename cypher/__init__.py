@@ -15,8 +15,8 @@ from typing import Any
 DIRECTORY = Path(__file__).resolve().parent
 # The read queries meant for people, which `spider cypher NAME` runs: one snapshot's code graph. The other files
 # are spider's own statements (writes, jobs, versions, whole-snapshot dumps), not runnable by name.
-ANALYST = ("callees", "callers", "changed", "expand", "file_outline", "functions_by_id", "functions_in_files",
-           "hotspots", "lookup", "neighbourhood")
+ANALYST = ("call_graph", "callees", "callers", "changed", "expand", "file_outline", "functions_by_id",
+           "functions_in_files", "hotspots", "lookup", "neighbourhood")
 _DEFAULT = re.compile(r"^//\s*@param\s+(\w+)\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
