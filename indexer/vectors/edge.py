@@ -28,9 +28,8 @@ from spider.core.errors import ConfigurationError, CorruptStore, OutOfSpace, Ser
 from spider.core.settings import path_name
 from spider.core.terminal import squeezed
 from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
-from spider.indexer.vectors import edge_shards
 from spider.indexer.vectors.edge_panics import PanicSafeShard
-from spider.indexer.vectors.edge_shards import holding
+from spider.indexer.vectors.edge_shards import holding, lock_file
 from spider.indexer.vectors.store import (
     CONTENT_HASH,
     EDGE_HEADROOM,
@@ -48,14 +47,10 @@ from spider.indexer.vectors.store import (
     VectorStore,
     counted_vectors,
 )
-from spider.indexer.vectors.swap import copy_keeping_holes, exchange
 
 REPOS = "repos"  # the folder of the repositories' shards
 LEGACY_FILES = ("temp_segments", "wal", "edge_config.json")  # a shard's, besides `segments`, at the collection's top
 SPLITTING = ".split-segments"  # a legacy shard's segments, renamed once its points are in per-repository shards
-# Unindexed segment bytes below which Edge's optimize is a no-op or quick, so it runs in place: its indexing
-# threshold is 10,000 KB of vectors (6,667 at 384-d), and a segment also holds payload and ids.
-INDEX_IN_PLACE_BYTES = 8 << 20
 
 
 class EdgeVectorStore(VectorStore):
@@ -113,7 +108,7 @@ class EdgeVectorStore(VectorStore):
         `lock_wait` seconds, then StoreBusy."""
         busy = StoreBusy(f"another spider process is writing the vectors of {repo} into {self.where}; wait for it "
                          "to finish, then run again")
-        lease = edge_shards.lock_file(self.directory / REPOS / f"{path_name(repo)}.lock", fcntl.LOCK_EX,
+        lease = lock_file(self.directory / REPOS / f"{path_name(repo)}.lock", fcntl.LOCK_EX,
                                       self.lock_wait, lambda: busy)
         try:
             yield
@@ -341,37 +336,11 @@ class EdgeVectorStore(VectorStore):
                            f"storing and indexing {counted_vectors(points)}")
 
     def _build_index(self, repo: str) -> None:
-        """Edge's optimize holds the shard (and the GIL) for as long as it builds: seconds to minutes once a run
-        adds more than Edge's indexing threshold. Below INDEX_IN_PLACE_BYTES unindexed it is a no-op and runs in
-        place; above, it builds a copy of the shard, which then takes the shard's place in one atomic exchange
-        once no process has the shard open (`edge_shards.replacing`), so readers of the repository never wait for
-        the build. Should a reader keep it open for `lock_wait` seconds, the copy is dropped and the next run builds
-        the index. Called by the repository's writer (its lease held): nothing writes the shard meanwhile."""
         directory = self.shard_directory(repo)
-        unindexed = self._unindexed_bytes(directory)
-        staging = directory.with_name(f".{directory.name}.indexing")
-        shutil.rmtree(staging, ignore_errors=True)  # what a killed build left
-        if unindexed >= INDEX_IN_PLACE_BYTES:
-            self._ensure_space(directory, EDGE_HEADROOM + allocated_bytes(directory) + unindexed,
-                               "indexing its vectors")
-            with self._holding(repo) as shard:
-                shard.flush()
-                copy_keeping_holes(directory, staging)  # whole: nothing writes while the shard is held
-            built = self._open(staging)
-            try:
-                built.optimize()
-            finally:
-                self._close_shard(built)
-            with edge_shards.replacing(directory, self.lock_wait) as alone:
-                swapped = alone and exchange(staging, directory)
-            shutil.rmtree(staging, ignore_errors=True)  # the old shard, or the copy that could not take its place
-            if swapped or not alone:  # not alone: a reader kept it open; the next run builds what is left
-                return
-            # a filesystem that cannot swap directories: build in place
-        self._ensure_space(directory, EDGE_HEADROOM + unindexed, "indexing its vectors")
+        self._ensure_space(directory, EDGE_HEADROOM + self._unindexed_bytes(directory), "indexing its vectors")
         with self._holding(repo) as shard:
             if shard is not None:
-                shard.optimize()  # Edge has no background optimizer; below its indexing threshold a no-op
+                shard.optimize()  # Edge has no background optimizer; below its indexing threshold this is a no-op
 
     def _close(self) -> None:
         """Nothing is held between operations."""

@@ -6,12 +6,6 @@ lets go: another process (a query beside an index run, a second index run) gets 
 process the threads share one handle (Edge's calls are safe across threads; spider's `edge_panics` serialises them
 anyway), so an MCP server's concurrent calls never lock each other out. Opening a shard another process holds
 retries for `lock_wait` seconds, then raises StoreBusy.
-
-Edge names a shard's files by path, so a shard directory may be replaced (`replacing`: an index built beside it
-takes its place) only while no process has it open: a process holding a shard open also holds a shared lock on a
-file beside it (`.NAME.open`), which `replacing` takes exclusively. Readers come and go every few milliseconds and
-`flock` is not fair, so they first pass a turnstile (`.NAME.turn`, shared for a moment), which `replacing` closes
-(exclusive) before it waits for the open handles to go: a reader then waits milliseconds, never the build.
 """
 
 from __future__ import annotations
@@ -36,7 +30,6 @@ class _Held:
     shard: Any
     users: int
     lock: threading.Lock  # held while the shard is opened or closed
-    opened: int = -1  # a descriptor of the lock file beside the shard, shared-locked while the shard is open
 
 
 _HELD: dict[Path, _Held] = {}
@@ -61,16 +54,7 @@ def holding(directory: Path, open_shard: Callable[[], Any], close_shard: Callabl
     try:
         with held.lock:
             if held.shard is None:
-                turn = lock_file(_beside(directory, "turn"), fcntl.LOCK_SH, lock_wait, busy)
-                try:
-                    held.opened = lock_file(_beside(directory, "open"), fcntl.LOCK_SH, lock_wait, busy)
-                finally:
-                    os.close(turn)
-                try:
-                    held.shard = _open_waiting(open_shard, lock_wait, busy)
-                except BaseException:
-                    os.close(held.opened)
-                    raise
+                held.shard = _open_waiting(open_shard, lock_wait, busy)
         yield held.shard
     finally:
         with _GUARD:
@@ -80,33 +64,7 @@ def holding(directory: Path, open_shard: Callable[[], Any], close_shard: Callabl
                 del _HELD[directory]
         if last and held.shard is not None:
             with held.lock:
-                try:
-                    close_shard(held.shard)
-                finally:
-                    os.close(held.opened)
-
-
-@contextmanager
-def replacing(directory: Path, lock_wait: float) -> Iterator[bool]:
-    """While the block runs, no process has the shard in `directory` open, nor opens it: True, once every handle
-    was closed within `lock_wait` seconds (a thread of this process holding it counts), else False."""
-    held: list[int] = []
-    try:
-        for name in ("turn", "open"):  # new readers stop at the turnstile; then the open handles close
-            held.append(lock_file(_beside(directory, name), fcntl.LOCK_EX, lock_wait, None))
-    except TimeoutError:
-        alone = False
-    else:
-        alone = True
-    try:
-        yield alone
-    finally:
-        for descriptor in held:
-            os.close(descriptor)
-
-
-def _beside(directory: Path, name: str) -> Path:
-    return directory.parent / f".{directory.name}.{name}"
+                close_shard(held.shard)
 
 
 def lock_file(path: Path, kind: int, wait: float, busy: Callable[[], StoreBusy] | None) -> int:

@@ -355,46 +355,6 @@ def indexed_vectors(store: EdgeVectorStore, repo: str) -> int:
         return shard.info().indexed_vectors_count
 
 
-READ_SCRIPT = textwrap.dedent("""
-    import sys, time
-    import numpy as np
-    from spider.core.errors import StoreBusy
-    from spider.indexer.vectors.edge import EdgeVectorStore
-    store = EdgeVectorStore(sys.argv[1], int(sys.argv[2]), lock_wait=0.5)
-    print("reading", flush=True)
-    deadline = time.monotonic() + float(sys.argv[3])
-    while time.monotonic() < deadline:
-        started = time.monotonic()
-        try:
-            found = len(store.search(np.ones(int(sys.argv[2])), "r", 5))
-        except StoreBusy:
-            found = -1
-        print(round(time.monotonic() - started, 3), found, flush=True)
-""")
-
-
-def test_a_large_index_build_runs_beside_the_shard_and_readers_never_wait_for_it(tmp_path):
-    """Edge's optimize holds a shard as long as it builds; above the in-place bound it builds a copy, which then
-    takes the shard's place, and a reader in another process keeps answering meanwhile."""
-    rng = np.random.default_rng(8)
-    vectors = rng.standard_normal((HNSW_POINTS, DIM)).astype(np.float32)
-    store = EdgeVectorStore(tmp_path / COLLECTION, DIM)
-    store.insert("r", [(f"h{i}", v, payload(f"m.py:f{i}")) for i, v in enumerate(vectors)])
-    reader = subprocess.Popen([sys.executable, "-c", READ_SCRIPT, str(tmp_path / COLLECTION), str(DIM), "20"],
-                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}, stdout=subprocess.PIPE, text=True)
-    assert reader.stdout.readline().strip() == "reading"
-    started = time.monotonic()
-    store.build_index("r")
-    built = time.monotonic() - started
-    searches = [line.split() for line in reader.communicate(timeout=120)[0].splitlines()]
-
-    assert indexed_vectors(store, "r") >= HNSW_POINTS
-    assert [found for _, found in searches if found != "5"] == []  # none gave up (-1) or found too few
-    assert max(float(seconds) for seconds, _ in searches) < max(1.0, built / 2), (built, searches)
-    shard = store.shard_directory("r")
-    assert sorted(p.name for p in shard.parent.iterdir()) == [f".{shard.name}.open", f".{shard.name}.turn", shard.name]
-
-
 def test_edge_shard_of_another_size_is_a_one_line_error(tmp_path):
     with EdgeVectorStore(tmp_path / COLLECTION, DIM) as store:
         store.insert("r", points(["a"], np.random.default_rng(0)))
