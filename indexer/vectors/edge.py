@@ -29,7 +29,7 @@ from spider.core.settings import path_name
 from spider.core.terminal import squeezed
 from spider.indexer.disk_space import allocated_bytes, free_bytes, hole_bytes, mib, reading_holes_takes_space
 from spider.indexer.vectors.edge_panics import PanicSafeShard
-from spider.indexer.vectors.edge_shards import holding, lock_file
+from spider.indexer.vectors.edge_shards import holding, is_busy, lock_file
 from spider.indexer.vectors.store import (
     CONTENT_HASH,
     EDGE_HEADROOM,
@@ -97,9 +97,13 @@ class EdgeVectorStore(VectorStore):
         if not create and not directory.is_dir():
             yield None
             return
-        with holding(directory, lambda: self._open(directory), self._close_shard, self.lock_wait,
-                     lambda: self._busy(directory)) as shard:
+        with self._held(directory) as shard:
             yield shard
+
+    def _held(self, directory: Path) -> AbstractContextManager[Any]:
+        """The shard in `directory`, opened (made if need be) unless this process has it open (`edge_shards`)."""
+        return holding(directory, lambda: self._open(directory), self._close_shard, self.lock_wait,
+                       lambda: self._busy(directory))
 
     @contextmanager
     def writing(self, repo: str) -> Iterator[None]:
@@ -108,8 +112,7 @@ class EdgeVectorStore(VectorStore):
         `lock_wait` seconds, then StoreBusy."""
         busy = StoreBusy(f"another spider process is writing the vectors of {repo} into {self.where}; wait for it "
                          "to finish, then run again")
-        lease = lock_file(self.directory / REPOS / f"{path_name(repo)}.lock", fcntl.LOCK_EX,
-                                      self.lock_wait, lambda: busy)
+        lease = lock_file(self.directory / REPOS / f"{path_name(repo)}.lock", self.lock_wait, lambda: busy)
         try:
             yield
         finally:
@@ -134,7 +137,7 @@ class EdgeVectorStore(VectorStore):
             raise
         except Exception as exc:  # qdrant_edge raises plain Exception; tell cases apart by message
             message = str(exc)
-            if "WouldBlock" in message or "already contains segment data" in message:  # held / racing create
+            if is_busy(exc):  # held, or being made, by another process: `holding` waits for it
                 raise
             if "incompatible" in message:
                 raise ConfigurationError(
@@ -172,8 +175,7 @@ class EdgeVectorStore(VectorStore):
             fcntl.flock(lock, fcntl.LOCK_EX)
             if (self.directory / "segments").is_dir():
                 moved: set[str] = set()
-                with holding(self.directory, lambda: self._open(self.directory), self._close_shard, self.lock_wait,
-                             lambda: self._busy(self.directory)) as legacy:
+                with self._held(self.directory) as legacy:
                     self._ensure_space(self.directory, EDGE_HEADROOM + 2 * self._space_to_insert(
                         legacy.count(E.CountRequest(exact=True))), "moving it to one shard per repository")
                     offset = None
@@ -322,8 +324,7 @@ class EdgeVectorStore(VectorStore):
         found = []
         for directory in sorted((self.directory / REPOS).glob("*/segments")):
             name = directory.parent.name
-            with holding(directory.parent, lambda: self._open(directory.parent), self._close_shard, self.lock_wait,
-                         lambda: self._busy(directory.parent)) as shard:
+            with self._held(directory.parent) as shard:
                 records, _ = shard.scroll(self._E.ScrollRequest(limit=1, with_payload=[REPO], with_vector=False))
             if records and path_name(records[0].payload[REPO]) == name:
                 found.append(records[0].payload[REPO])

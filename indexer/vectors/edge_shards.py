@@ -67,21 +67,21 @@ def holding(directory: Path, open_shard: Callable[[], Any], close_shard: Callabl
                 close_shard(held.shard)
 
 
-def lock_file(path: Path, kind: int, wait: float, busy: Callable[[], StoreBusy] | None) -> int:
-    """A descriptor of the lock file `path` (made if need be), `flock`ed `kind` (LOCK_SH, LOCK_EX), waited for
-    `wait` seconds; then `busy()` is raised (TimeoutError without one). Closing the descriptor unlocks it, and so
-    does the end of the process, however it ends."""
+def lock_file(path: Path, wait: float, busy: Callable[[], StoreBusy]) -> int:
+    """A descriptor of the lock file `path` (made if need be), `flock`ed exclusively, waited for `wait` seconds;
+    then `busy()` is raised. Closing the descriptor unlocks it, and so does the end of the process, however it
+    ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + wait
     while True:
         try:
-            fcntl.flock(descriptor, kind | fcntl.LOCK_NB)
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return descriptor
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 os.close(descriptor)
-                raise busy() if busy is not None else TimeoutError(path) from None
+                raise busy() from None
             time.sleep(RETRY)
 
 
