@@ -85,11 +85,9 @@ def recall_indexed(
     held = vectors if vectors is not None and vectors.collection == collection_name(name, dim) else None
     with ExitStack() as opened:
         here = held if held is not None else opened.enter_context(open_vector_store(name, dim, settings))
-        if embedding is not None and recorded_here(embedding, here):
-            hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
-                                                                     snapshot=report.snapshot)]
-            if here.holds_all(report.repo, hashes, thorough=False):
-                return recalled
+        if embedding is not None and recorded_here(embedding, here) and \
+                here.holds_all(report.repo, snapshot_hashes(store, report), thorough=False):
+            return recalled
         if held is None:  # else the caller holds the repository's writer lease
             opened.enter_context(here.writing(report.repo))
         # Every window of every function is looked up here (a store an older spider filled holds first windows).
@@ -109,12 +107,17 @@ def recall_indexed(
     return recalled
 
 
+def snapshot_hashes(store: GraphStore, report: IndexReport) -> list[str]:
+    """The content hashes of the report's snapshot's functions: what its points are keyed by."""
+    return [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
+                                                           snapshot=report.snapshot)]
+
+
 def keep_embedding(store: GraphStore, report: IndexReport, embedding: EmbedStats, settings: Settings) -> None:
     """A --force --no-embed run over a snapshot embedded before: its functions' vectors stay in the store (a point
     is keyed by repository and code), so the snapshot keeps its embedding if the store holds every one; else the
     report says that it is now keyword-only, rather than leave dense retrieval gone without a word."""
-    hashes = [row["content_hash"] for row in store.run_named("snapshot_function_members", repo=report.repo,
-                                                             snapshot=report.snapshot)]
+    hashes = snapshot_hashes(store, report)
     with open_vector_store(embedding.model, embedding.dim, settings) as vectors:
         if recorded_here(embedding, vectors) and vectors.holds_all(report.repo, hashes, thorough=True):
             report.embedding = replace(embedding, functions=len(hashes), embedded=0, reused=len(hashes), seconds=0.0,
